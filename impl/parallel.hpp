@@ -1,0 +1,19 @@
+// A small fork-safe thread pool. Work is split by a fixed rule so results never depend on the
+// number of threads: callers that reduce must cut their work into blocks whose size does not
+// depend on num_threads() (VAL-DET-1).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace aclnn_cpu {
+
+// Threads an op may use: ACLNN_CPU_NUM_THREADS if set (>= 1), else the hardware's count. Read on
+// every call so a test can compare 1 thread with several in one process.
+int num_threads();
+
+// Runs body(begin, end) over [0, n) in contiguous chunks of at least `grain` items, in parallel.
+// Returns when every chunk is done. Chunks never overlap; their order of execution is unspecified.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)> &body);
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,81 @@
+// The host runtime of the call examples on the CPU (spec ABI-RUNTIME-1): "device" memory is host
+// memory, streams are tokens and every op has finished when its run call returns.
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_set>
+
+#include "acl/acl.h"
+
+namespace {
+std::mutex &stream_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_set<void *> &streams() {
+  static std::unordered_set<void *> s;
+  return s;
+}
+constexpr size_t kAlignment = 32;  // aclrtMalloc's promise; 64 keeps AVX-512 loads aligned too
+}  // namespace
+
+extern "C" {
+
+aclError aclInit(const char *) { return ACL_SUCCESS; }
+aclError aclFinalize(void) { return ACL_SUCCESS; }
+
+aclError aclrtSetDevice(int32_t deviceId) {
+  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE;
+}
+aclError aclrtResetDevice(int32_t deviceId) {
+  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE;
+}
+
+aclError aclrtCreateStream(aclrtStream *stream) {
+  if (stream == nullptr) return ACL_ERROR_INVALID_PARAM;
+  void *token = std::malloc(1);
+  if (token == nullptr) return ACL_ERROR_BAD_ALLOC;
+  std::lock_guard lock(stream_mutex());
+  streams().insert(token);
+  *stream = token;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  std::lock_guard lock(stream_mutex());
+  if (streams().erase(stream) == 0) return ACL_ERROR_INVALID_PARAM;
+  std::free(stream);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  if (devPtr == nullptr || size == 0 || policy < ACL_MEM_MALLOC_HUGE_FIRST ||
+      policy > ACL_MEM_MALLOC_NORMAL_ONLY)
+    return ACL_ERROR_INVALID_PARAM;
+  const size_t rounded = (size + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64 > kAlignment ? 64 : kAlignment, rounded);
+  if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
+  *devPtr = p;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void *devPtr) {
+  if (devPtr == nullptr) return ACL_ERROR_INVALID_PARAM;
+  std::free(devPtr);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                     aclrtMemcpyKind kind) {
+  if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
+    return ACL_ERROR_INVALID_PARAM;
+  if (count > destMax) return ACL_ERROR_INVALID_PARAM;
+  if (count == 0) return ACL_SUCCESS;
+  if (dst == nullptr || src == nullptr) return ACL_ERROR_INVALID_PARAM;
+  std::memmove(dst, src, count);
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every build, test and benchmark dependency of aclnn-conform from Debian 12 packages.
+# Idempotent: packages already present are left alone; apt-get runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+  libboost-dev libmpfr-dev libgmp-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libsleef-dev
+  clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

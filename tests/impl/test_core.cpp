@@ -1,0 +1,102 @@
+// Core of the CPU library: tensors and views, runtime, executors, dtype conversions, promotion.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "acl/acl.h"
+#include "impl/dtype.hpp"
+#include "impl/tensor.hpp"
+
+namespace {
+
+TEST(AclCreateTensor, AcceptsAStridedViewInsideItsStorage) {
+  std::vector<float> storage(12);
+  const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 1, ACL_FORMAT_ND, sdims, 1,
+                                 storage.data());
+  ASSERT_NE(t, nullptr);  // reaches storage index 1 + 6 + 4 = 11 < 12
+  int64_t *shape = nullptr;
+  uint64_t n = 0;
+  ASSERT_EQ(aclGetViewShape(t, &shape, &n), ACLNN_SUCCESS);
+  ASSERT_EQ(n, 2u);
+  EXPECT_EQ(shape[0], 2);
+  EXPECT_EQ(shape[1], 3);
+  delete[] shape;
+  int64_t off = -1;
+  ASSERT_EQ(aclGetViewOffset(t, &off), ACLNN_SUCCESS);
+  EXPECT_EQ(off, 1);
+  aclDestroyTensor(t);
+}
+
+TEST(AclCreateTensor, RejectsInvalidArguments) {
+  std::vector<float> storage(12);
+  const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
+  // The view reaches index 2 + 6 + 4 = 12: outside a 12-element storage.
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, 2, ACL_FORMAT_ND, sdims, 1, storage.data()),
+            nullptr);
+  const int64_t neg_dims[] = {-1, 3};
+  EXPECT_EQ(aclCreateTensor(neg_dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, sdims, 1,
+                            storage.data()),
+            nullptr);
+  const int64_t neg_strides[] = {6, -2};
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, neg_strides, 0, ACL_FORMAT_ND, sdims, 1,
+                            storage.data()),
+            nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, -1, ACL_FORMAT_ND, sdims, 1, storage.data()),
+            nullptr);
+  const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 40};
+  const int64_t one_strides[] = {1, 1};
+  EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, one_strides, 0, ACL_FORMAT_ND, huge, 2,
+                            storage.data()),
+            nullptr);
+}
+
+TEST(AclCreateTensor, EmptyViewNeedsNoStorage) {
+  const int64_t dims[] = {0, 3}, strides[] = {3, 1}, sdims[] = {0};
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, sdims, 1, nullptr);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(aclnn_cpu::numel(*t), 0);
+  aclDestroyTensor(t);
+}
+
+TEST(Views, InternalOverlapIsDetected) {
+  aclTensor t;
+  t.dtype = ACL_FLOAT;
+  t.view_dims = {2, 3};
+  t.strides = {3, 1};
+  EXPECT_FALSE(aclnn_cpu::has_internal_overlap(t));
+  t.strides = {0, 1};  // expanded rows
+  EXPECT_TRUE(aclnn_cpu::has_internal_overlap(t));
+  t.strides = {1, 1};  // (0,1) and (1,0) share an element
+  EXPECT_TRUE(aclnn_cpu::has_internal_overlap(t));
+  t.view_dims = {2, 2};
+  t.strides = {3, 2};  // elements 0, 2, 3, 5: interleaved but disjoint
+  EXPECT_FALSE(aclnn_cpu::has_internal_overlap(t));
+}
+
+TEST(Runtime, MemcpyRejectsCountAboveDestMax) {
+  void *p = nullptr;
+  ASSERT_EQ(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 32, 0u);
+  const char src[65] = {};
+  EXPECT_EQ(aclrtMemcpy(p, 64, src, 65, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(p, 64, src, 64, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemcpy(p, 64, src, 8, static_cast<aclrtMemcpyKind>(7)), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtFree(p), ACL_SUCCESS);
+}
+
+TEST(Runtime, StreamLifecycle) {
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  aclrtStream s = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(s), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
+}  // namespace
