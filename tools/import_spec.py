@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Transcribes the numbered clauses of the specification of record into spec/clauses.json.
+
+Run by hand when the specification changes (the build never reads the specification itself):
+    python3 tools/import_spec.py ../shared/spec > spec/clauses.json
+Each clause keeps its ID, op, kind (error, value or rule), status code where the text gives one,
+whether it is a project rule, its full text, and the variants it names with their text.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+OPS = {
+    "README.md": "common",
+    "gelu_backward.md": "GeluBackward",
+    "selu_backward.md": "SeluBackward",
+    "layer_norm_backward.md": "LayerNormBackward",
+    "logit_grad.md": "LogitGrad",
+    "grouped_bias_add_grad.md": "GroupedBiasAddGrad",
+}
+CLAUSE = re.compile(r"^- `([A-Z]+(?:-[A-Z0-9]+)+-[0-9]+)`\s*(.*)$")
+VARIANT = re.compile(r"\*\*variant\*\*\s*`([a-z0-9-]+)`")
+
+
+def clauses_of(path, op):
+    section = ""
+    current = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        m = CLAUSE.match(line)
+        if m:
+            if current:
+                yield current
+            current = {"id": m.group(1), "op": op, "section": section, "text": m.group(2)}
+            continue
+        if current and (line.startswith("  ") or (line.strip() and not line.startswith(("-", "#", "`")))):
+            current["text"] += " " + line.strip()
+        elif current and (not line.strip() or line.startswith(("-", "#"))):
+            yield current
+            current = None
+    if current:
+        yield current
+
+
+def finish(c):
+    text = " ".join(c["text"].split())
+    main, *variant_parts = re.split(r"(?=\*\*variant\*\*)", text)
+    c["text"] = main.strip()
+    c["project"] = "*(project)*" in text
+    codes = re.findall(r"\b(161001|161002|361001)\b", main)
+    c["status"] = int(codes[0]) if codes and c["section"].startswith("Errors") else None
+    if c["section"].startswith("Errors") and c["status"] is None:
+        c["kind"] = "success"  # e.g. GELU-EMPTY-1: listed with the errors, says what succeeds
+    elif c["section"].startswith("Errors"):
+        c["kind"] = "error"
+    elif c["section"].startswith("Values"):
+        c["kind"] = "value"
+    else:
+        c["kind"] = "rule"
+    c["variants"] = []
+    for part in variant_parts:
+        m = VARIANT.search(part)
+        if m:
+            desc = part[m.end():].strip().lstrip(":").strip()
+            c["variants"].append({"name": m.group(1), "text": desc})
+    return c
+
+
+def main():
+    root = Path(sys.argv[1])
+    out = []
+    for name, op in OPS.items():
+        for c in clauses_of(root / name, op):
+            out.append(finish(c))
+    # LogitGrad names two variants in a paragraph of their own rather than under a clause: attach
+    # each to the clauses its text says it overrides.
+    text = (root / "logit_grad.md").read_text(encoding="utf-8")
+    para = text[text.index("The variants, which every known implementation follows"):]
+    para = " ".join(para.split())
+    overrides = {
+        "range-rule": ["LOGIT-EPS-GT1-1", "LOGIT-EPS-EQ1-1", "LOGIT-X-NONFINITE-1",
+                       "LOGIT-DY-NONFINITE-1"],
+        "kernel-nan-x": ["LOGIT-X-NONFINITE-1", "LOGIT-EPS-NAN-1"],
+    }
+    for m in VARIANT.finditer(para):
+        name = m.group(1)
+        rest = para[m.end():]
+        nxt = VARIANT.search(rest)
+        desc = (rest[:nxt.start()] if nxt else rest).split(" - eps is carried")[0]
+        desc = desc.replace("**", "").strip().lstrip(":").strip()
+        for c in out:
+            if c["id"] in overrides.get(name, []):
+                c["variants"].append({"name": name, "text": desc})
+    json.dump({"schema": 1, "source": "shared/spec (transcribed by tools/import_spec.py)",
+               "clauses": out}, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
