@@ -19,8 +19,8 @@ struct TensorArg {
   bool present = true;  // false: the argument is NULL
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // elements
-  int64_t offset = 0;            // elements
+  std::vector<int64_t> strides;    // elements
+  int64_t offset = 0;              // elements
   std::vector<std::byte> storage;  // whole storage; its size fixes the storage dims [n]
 
   int64_t storage_elements() const;

@@ -11,7 +11,9 @@ std::unique_ptr<Sut> Sut::builtin() {
   return s;
 }
 
-std::string Sut::builtin_path() { return ACLNN_BUILTIN_LIBRARY; }
+std::string Sut::builtin_path() {
+  return ACLNN_BUILTIN_LIBRARY;
+}
 
 namespace {
 template <typename F>

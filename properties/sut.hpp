@@ -35,8 +35,8 @@ struct AbiTable {
   decltype(&aclCreateBoolArray) create_bool_array = nullptr;
   decltype(&aclDestroyBoolArray) destroy_bool_array = nullptr;
   decltype(&aclGetRecentErrMsg) recent_error = nullptr;
-  decltype(&aclSetAclOpExecutorRepeatable) set_repeatable = nullptr;    // optional
-  decltype(&aclDestroyAclOpExecutor) destroy_executor = nullptr;         // optional
+  decltype(&aclSetAclOpExecutorRepeatable) set_repeatable = nullptr;  // optional
+  decltype(&aclDestroyAclOpExecutor) destroy_executor = nullptr;      // optional
 
   decltype(&aclnnGeluBackwardGetWorkspaceSize) gelu_backward_ws = nullptr;
   decltype(&aclnnGeluBackward) gelu_backward = nullptr;
