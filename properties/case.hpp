@@ -1,0 +1,62 @@
+// One call of an op, fully described on the host: tensors (views over their own storage) in
+// signature order, attributes, and the product whose gates apply. Serialises to JSON so a
+// counterexample can be stored, replayed and turned into a standalone repro.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "properties/staging.hpp"
+#include "reference/spec.hpp"
+
+namespace aclnn_conform {
+
+using aclnn_ref::Product;
+
+// An attribute: absent/NULL, a double (eps), an integer (groupIdxType), an int array
+// (normalizedShape), a bool array (outputMask).
+using AttrValue =
+    std::variant<std::monostate, double, int64_t, std::vector<int64_t>, std::vector<bool>>;
+
+struct Case {
+  std::string op;  // registry name, e.g. "GeluBackward"
+  Product product = Product::kAtlasA2;
+  std::vector<std::pair<std::string, TensorArg>> tensors;  // ABI parameter names, in order
+  std::vector<std::pair<std::string, AttrValue>> attrs;
+
+  const TensorArg *tensor(std::string_view name) const;
+  TensorArg *tensor(std::string_view name);
+  const AttrValue *attr(std::string_view name) const;
+  // The view of a present tensor for the oracle, or nullptr for a NULL argument.
+  const aclnn_ref::TensorView *view(std::string_view name) const;
+  // Rebuilds cached oracle views after the tensors changed (called by the accessors as needed).
+  void refresh_views() const;
+
+  // One line: op, product, every tensor's dtype/shape/strides/offset, attributes.
+  std::string describe() const;
+
+ private:
+  // Oracle views point into this Case's own storage, so a copy starts with an empty cache.
+  struct ViewCache {
+    std::vector<std::pair<std::string, aclnn_ref::TensorView>> views;
+    ViewCache() = default;
+    ViewCache(const ViewCache &) {}
+    ViewCache &operator=(const ViewCache &) {
+      views.clear();
+      return *this;
+    }
+  };
+  mutable ViewCache cache_;
+};
+
+std::string_view product_name(Product p);  // "ascend910b", ...
+std::optional<Product> product_from_name(std::string_view name);
+
+nlohmann::json to_json(const Case &c);
+Case case_from_json(const nlohmann::json &j);  // throws std::runtime_error on malformed input
+
+}  // namespace aclnn_conform

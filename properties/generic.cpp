@@ -1,0 +1,104 @@
+#include "properties/generic.hpp"
+
+#include <rapidcheck.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace aclnn_conform {
+
+const Sut &builtin_sut() {
+  static std::unique_ptr<Sut> sut = [] {
+    auto s = Sut::builtin();
+    if (!s) throw std::runtime_error("cannot load the built-in library " + Sut::builtin_path());
+    return s;
+  }();
+  return *sut;
+}
+
+void assert_judged(const Case &c, const Judgement &j) {
+  if (j.pass()) return;
+  RC_FAIL("deviation on " + c.describe() + "\n" + j.failures());
+}
+
+void prop_valid_call_matches_oracle(const Sut &sut, const OpDescriptor &op, Product product,
+                                    const JudgePolicy &policy) {
+  const Case c = *op.gen_valid(product);
+  const auto verdict = op.check(c, policy.variants);
+  RC_PRE(verdict.ok());  // the generator aims at valid calls; the oracle has the last word
+  for (const auto &clause : op.reached(c)) RC_TAG(clause);
+  const Outcome o = run_case(sut, op, c);
+  assert_judged(c, judge(op, c, o, policy));
+}
+
+void prop_invalid_call_rejected(const Sut &sut, const OpDescriptor &op, Product product) {
+  const Case c = *op.gen_invalid(product);
+  const auto verdict = op.check(c, {});
+  RC_TAG(verdict.ok() ? std::string("valid") : verdict.clause);
+  const Outcome o = run_case(sut, op, c);
+  assert_judged(c, judge(op, c, o));
+}
+
+namespace {
+// Storage of every output after a run, for bitwise comparison.
+std::vector<std::vector<std::byte>> outputs_after(const OpDescriptor &op, const Case &c,
+                                                  const Outcome &o) {
+  std::vector<std::vector<std::byte>> out;
+  for (size_t i = 0; i < c.tensors.size(); ++i)
+    for (const auto &name : op.outputs)
+      if (c.tensors[i].first == name) out.push_back(o.storage_after[i]);
+  return out;
+}
+}  // namespace
+
+void prop_deterministic(const Sut &sut, const OpDescriptor &op, Product product) {
+  const Case c = *op.gen_valid(product);
+  RC_PRE(op.check(c, {}).ok());
+  const char *saved = std::getenv("ACLNN_CPU_NUM_THREADS");
+  const std::string restore = saved ? saved : "";
+  setenv("ACLNN_CPU_NUM_THREADS", "1", 1);
+  const Outcome one = run_case(sut, op, c);
+  setenv("ACLNN_CPU_NUM_THREADS", "2", 1);
+  const Outcome two = run_case(sut, op, c);
+  const Outcome again = run_case(sut, op, c);
+  if (saved)
+    setenv("ACLNN_CPU_NUM_THREADS", restore.c_str(), 1);
+  else
+    unsetenv("ACLNN_CPU_NUM_THREADS");
+  RC_ASSERT(one.status == 0 && two.status == 0 && again.status == 0);
+  RC_ASSERT(outputs_after(op, c, one) == outputs_after(op, c, two));
+  RC_ASSERT(outputs_after(op, c, two) == outputs_after(op, c, again));
+}
+
+void prop_executor_runs_once(const Sut &sut, const OpDescriptor &op, Product product) {
+  const Case c = *op.gen_valid(product);
+  RC_PRE(op.check(c, {}).ok());
+  setenv("ACLNN_CPU_SOC", std::string(product_name(c.product)).c_str(), 1);
+  std::vector<std::unique_ptr<StagedTensor>> staged;
+  std::vector<aclTensor *> tensors;
+  for (const auto &[name, t] : c.tensors) {
+    staged.push_back(std::make_unique<StagedTensor>(sut, t));
+    RC_ASSERT(staged.back()->ok());
+    tensors.push_back(staged.back()->tensor());
+  }
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  RC_ASSERT(op.phase_one(sut.abi(), c, tensors, &ws, &ex) == 0);
+  void *workspace = nullptr;
+  if (ws > 0) {
+    RC_ASSERT(sut.abi().malloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    // ABI-TWOPHASE-3 (project): a workspace smaller than asked for is refused, and the executor
+    // stays usable.
+    RC_ASSERT(op.phase_two(sut.abi(), workspace, ws - 1, ex, sut.stream()) == 161002);
+    // ABI-TWOPHASE-3: workspace NULL with a size > 0.
+    RC_ASSERT(op.phase_two(sut.abi(), nullptr, ws, ex, sut.stream()) == 161001);
+  }
+  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, ex, sut.stream()) == 0);
+  // ABI-TWOPHASE-4: the executor was released by its run.
+  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, ex, sut.stream()) == 161002);
+  // ABI-TWOPHASE-3: a NULL executor.
+  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, nullptr, sut.stream()) == 161001);
+  if (workspace) sut.abi().free(workspace);
+}
+
+}  // namespace aclnn_conform

@@ -1,0 +1,204 @@
+#include "properties/judge.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace aclnn_conform {
+
+bool Judgement::pass() const {
+  return std::all_of(results.begin(), results.end(), [](const auto &r) { return r.pass; });
+}
+
+std::string Judgement::failures() const {
+  std::string s;
+  for (const auto &r : results)
+    if (!r.pass) s += r.clause + ": " + r.detail + "\n";
+  return s;
+}
+
+void Judgement::add(const std::string &clause, bool pass, const std::string &detail) {
+  for (auto &r : results) {
+    if (r.clause != clause) continue;
+    if (r.pass && !pass) {
+      r.pass = false;
+      r.detail = detail;
+    }
+    return;
+  }
+  results.push_back({clause, pass, pass ? "" : detail});
+}
+
+namespace {
+
+std::string status_text(int32_t s) {
+  switch (s) {
+    case 0:
+      return "0 (success)";
+    case 161001:
+      return "161001 (ACLNN_ERR_PARAM_NULLPTR)";
+    case 161002:
+      return "161002 (ACLNN_ERR_PARAM_INVALID)";
+    case 361001:
+      return "361001 (ACLNN_ERR_RUNTIME_ERROR)";
+    default:
+      return std::to_string(s);
+  }
+}
+
+// Byte positions of the storage that the view's elements cover.
+std::vector<bool> covered_bytes(const TensorArg &t) {
+  const size_t es = aclnn_ref::dtype_size(t.dtype);
+  std::vector<bool> covered(t.storage.size(), false);
+  const int64_t n = t.numel();
+  std::vector<int64_t> idx(t.shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t pos = t.offset;
+    for (size_t d = 0; d < idx.size(); ++d) pos += idx[d] * t.strides[d];
+    for (size_t b = 0; b < es; ++b) covered[static_cast<size_t>(pos) * es + b] = true;
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < t.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return covered;
+}
+
+bool is_output(const OpDescriptor &op, const std::string &name) {
+  return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+}
+
+// ABI-INPUT-1 and the guards: inputs unchanged, storage around every output view unchanged,
+// nothing written outside any storage. With written_outputs false, outputs must be untouched too.
+void check_memory(const OpDescriptor &op, const Case &c, const Outcome &o, bool outputs_may_change,
+                  const std::string &clause_for_outputs, Judgement &j) {
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    const auto &[name, t] = c.tensors[i];
+    if (!t.present) continue;
+    if (!o.guards_intact[i])
+      j.add("ABI-INPUT-1", false, fmt::format("wrote outside the storage of {}", name));
+    const auto &after = o.storage_after[i];
+    if (after.size() != t.storage.size()) continue;
+    const bool out = is_output(op, name);
+    if (!out || !outputs_may_change) {
+      if (after != t.storage) {
+        size_t first = 0;
+        while (first < after.size() && after[first] == t.storage[first]) ++first;
+        j.add(out ? clause_for_outputs : "ABI-INPUT-1", false,
+              fmt::format("{} {} was modified (first changed byte {})", out ? "output" : "input",
+                          name, first));
+      }
+      continue;
+    }
+    const auto covered = covered_bytes(t);
+    for (size_t b = 0; b < after.size(); ++b) {
+      if (!covered[b] && after[b] != t.storage[b]) {
+        j.add("ABI-INPUT-1", false,
+              fmt::format("wrote storage byte {} of {} outside its view", b, name));
+        break;
+      }
+    }
+  }
+  j.add("ABI-INPUT-1", true);
+}
+
+}  // namespace
+
+Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
+                const JudgePolicy &policy) {
+  Judgement j;
+  const aclnn_ref::Verdict verdict = op.check(c, policy.variants);
+
+  if (o.harness_error) {
+    // Only a refused valid view is the SUT's fault; a set-up failure is reported as such.
+    const bool tensor_refused = o.harness_message.find("aclCreateTensor") != std::string::npos;
+    j.add(tensor_refused ? "ABI-TENSOR-1" : "harness", false, o.harness_message);
+    return j;
+  }
+
+  if (!verdict.ok()) {
+    // GBAG-IDX-1: preconditions the caller must guarantee; a SUT may return anything but must not
+    // crash (we are here) or write outside out.
+    if (verdict.clause == "GBAG-IDX-1") {
+      j.add(verdict.clause, true);
+      check_memory(op, c, o, true, verdict.clause, j);
+      return j;
+    }
+    const bool status_ok = o.status == verdict.status;
+    j.add(verdict.clause, status_ok,
+          fmt::format("expected {} ({}), got {}{}", status_text(verdict.status), verdict.reason,
+                      status_text(o.status), o.message.empty() ? "" : ": " + o.message));
+    if (status_ok) {
+      j.add("ABI-TWOPHASE-1", o.phase == 1,
+            fmt::format("{} came from the second call; every check belongs to the first",
+                        status_text(o.status)));
+      j.add("ABI-ERRMSG-1", !o.message.empty(),
+            "aclGetRecentErrMsg() is empty after a failing call");
+    }
+    // Outputs untouched on any rejected call (and, if the SUT accepted the call, still untouched:
+    // the spec says it must not run).
+    check_memory(op, c, o, false, verdict.clause, j);
+    return j;
+  }
+
+  // A valid call: the clauses it exercises (only meaningful for valid calls).
+  const std::vector<std::string> reached = op.reached(c);
+  if (o.status != 0) {
+    const std::string detail =
+        fmt::format("a valid call was rejected with {} in phase {}{}", status_text(o.status),
+                    o.phase, o.message.empty() ? "" : ": " + o.message);
+    // Every clause the case relies on for its acceptance is in doubt; the report lists them all.
+    for (const auto &clause : reached) j.add(clause, false, detail);
+    if (reached.empty()) j.add("ABI-TWOPHASE-1", false, detail);
+    check_memory(op, c, o, false, "ABI-INPUT-1", j);
+    return j;
+  }
+  for (const auto &clause : reached) j.add(clause, true);
+
+  const auto expected = op.values(c, policy.variants);
+  for (const auto &e : expected) {
+    size_t i = 0;
+    while (i < c.tensors.size() && c.tensors[i].first != e.name) ++i;
+    if (i == c.tensors.size() || !c.tensors[i].second.present) continue;
+    const TensorArg &t = c.tensors[i].second;
+    const auto &after = o.storage_after[i];
+    if (!e.written) {
+      auto cmp = aclnn_ref::compare_untouched(e, t.storage, after);
+      if (!cmp.pass)
+        j.add(op.value_clause(c, e.name, -1), false,
+              e.name + " must not be written: " + cmp.summary());
+      j.comparisons.push_back(std::move(cmp));
+      continue;
+    }
+    const aclnn_ref::TensorView got{t.dtype, t.shape, t.strides, t.offset, after.data()};
+    aclnn_ref::Tolerance tol;
+    if (policy.accuracy == JudgePolicy::Accuracy::kAscend)
+      tol = aclnn_ref::Tolerance::ascend();
+    else if (!e.error_scale.empty())
+      tol = aclnn_ref::Tolerance::sum(policy.sum_unit_roundoff);
+    else
+      tol = aclnn_ref::Tolerance::ulp();
+    auto cmp = aclnn_ref::compare_output(e, got, tol);
+    if (!cmp.pass) {
+      std::set<std::string> attributed;
+      for (const auto &m : cmp.mismatches) {
+        const std::string clause = op.value_clause(c, e.name, m.index);
+        if (!attributed.insert(clause).second) continue;
+        j.add(clause, false,
+              fmt::format("{}[{}]: expected {:#x} ({:.9g}), got {:#x} ({:.9g}), {} ulps{}", e.name,
+                          m.index, m.expected_bits, m.expected, m.got_bits, m.got, m.ulps,
+                          m.why.empty() ? "" : " - " + m.why));
+      }
+      if (!cmp.error.empty()) j.add(op.value_clause(c, e.name, 0), false, cmp.error);
+      j.add("VAL-TOL-1", false, cmp.summary());
+    } else {
+      j.add("VAL-TOL-1", true);
+    }
+    j.comparisons.push_back(std::move(cmp));
+  }
+  check_memory(op, c, o, true, "ABI-INPUT-1", j);
+  return j;
+}
+
+}  // namespace aclnn_conform

@@ -1,0 +1,38 @@
+// Runs one Case on a SUT through the ABI: stage every tensor in guarded device memory, phase one,
+// workspace, phase two, synchronise, copy everything back.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "properties/case.hpp"
+#include "properties/op.hpp"
+#include "properties/sut.hpp"
+
+namespace aclnn_conform {
+
+struct Outcome {
+  // The harness could not set the call up (e.g. aclCreateTensor refused a valid view, or memory);
+  // then nothing else is meaningful. Such a refusal of a valid view is itself a deviation
+  // (ABI-TENSOR-1), judged as such.
+  bool harness_error = false;
+  std::string harness_message;
+
+  int32_t status = 0;   // the first non-zero status, or 0
+  int phase = 0;        // 1 or 2: the call that returned status (0 when both succeeded)
+  std::string message;  // aclGetRecentErrMsg() after a failure
+  uint64_t workspace_size = 0;
+  // Per tensor, in the case's order: storage bytes after the call, and whether both guards held.
+  std::vector<std::vector<std::byte>> storage_after;
+  std::vector<bool> guards_intact;
+};
+
+struct RunOptions {
+  bool run_twice = false;  // also run the executor a second time (must be refused: ABI-TWOPHASE-4)
+};
+
+Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c,
+                 const RunOptions &options = {});
+
+}  // namespace aclnn_conform
