@@ -1,0 +1,400 @@
+// aclnnGroupedBiasAddGrad and V2 (spec grouped_bias_add_grad.md): per group, the sum of gradY's
+// rows. With groupIdx (rank-2 gradY) the groups are row ranges given by end offsets (type 0) or
+// sizes (type 1); without it (rank-3 gradY [G, C, H]) group g is gradY[g, :, :].
+//
+// Values (GBAG-VALUE-3, VAL-DET-1): sums accumulate in double and are rounded once to the output
+// dtype. A group's rows are cut into blocks of a fixed number of rows (a function of H only, never
+// of the thread count); each block is summed in row order, and a group of several blocks adds its
+// block sums in block order, kept meanwhile in the caller's workspace. The order of every addition
+// is therefore fixed, and results are bitwise identical for any ACLNN_CPU_NUM_THREADS.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "aclnnop/aclnn_grouped_bias_add_grad.h"
+#include "impl/checks.hpp"
+#include "impl/dtype.hpp"
+#include "impl/executor.hpp"
+#include "impl/parallel.hpp"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr const char *kOpV1 = "aclnnGroupedBiasAddGrad";
+constexpr const char *kOpV2 = "aclnnGroupedBiasAddGradV2";
+constexpr int64_t kMaxGroups = 2048;                  // GBAG-GMAX-1
+constexpr int64_t kChunkH = 512;                      // columns per work item
+constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
+
+// Exact binary16 -> double, branch-free so the row loop vectorizes.
+inline double load_f16(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7fffu;
+  const uint32_t normal = (em << 13) + (112u << 23);
+  const uint32_t infnan = (em << 13) | 0x7f800000u;
+  const float sub = static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f;
+  const uint32_t bits =
+      em < 0x400u ? std::bit_cast<uint32_t>(sub) : (em >= 0x7c00u ? infnan : normal);
+  return static_cast<double>(std::bit_cast<float>(bits | sign));
+}
+inline double load_bf16(uint16_t b) {
+  return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(b) << 16));
+}
+
+template <aclDataType DT>
+struct Io;
+template <>
+struct Io<ACL_FLOAT> {
+  using T = float;
+  static double load(T v) { return v; }
+  static T store(double d) { return static_cast<float>(d); }
+};
+template <>
+struct Io<ACL_FLOAT16> {
+  using T = uint16_t;
+  static double load(T v) { return load_f16(v); }
+  static T store(double d) { return double_to_half(d); }
+};
+template <>
+struct Io<ACL_BF16> {
+  using T = uint16_t;
+  static double load(T v) { return load_bf16(v); }
+  static T store(double d) { return double_to_bf16(d); }
+};
+
+// A piece of first-pass work: rows [row_begin, row_end) of group g. partial < 0: the block is the
+// whole group and its sums go straight to out; else they go to workspace row `partial`.
+struct Unit {
+  int64_t g;
+  int64_t row_begin, row_end;
+  int64_t partial;
+};
+
+// A group cut into several blocks: its partial rows [first, first + count) are added in order.
+struct MultiGroup {
+  int64_t g;
+  int64_t first, count;
+};
+
+struct Plan {
+  aclDataType dtype = ACL_FLOAT;
+  const char *gy = nullptr;  // gradY view base
+  int64_t group_stride = 0;  // bytes; 0 with groupIdx (rows are global)
+  int64_t row_stride = 0;    // bytes
+  int64_t h_stride = 0;      // bytes
+  int64_t H = 0;
+  char *out = nullptr;             // out view base
+  int64_t out_s0 = 0, out_s1 = 0;  // bytes
+  std::vector<Unit> units;
+  std::vector<MultiGroup> multi;
+  int64_t n_partials = 0;
+};
+
+template <aclDataType DT>
+void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
+  using IO = Io<DT>;
+  using T = typename IO::T;
+  for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;  // -0 + x == x for every x, signed zeros kept
+  const char *base = p.gy + u.g * p.group_stride;
+  if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
+    for (int64_t r = u.row_begin; r < u.row_end; ++r) {
+      const T *row = reinterpret_cast<const T *>(base + r * p.row_stride) + h0;
+      for (int64_t h = 0; h < w; ++h) {
+        T v;
+        std::memcpy(&v, row + h, sizeof(T));
+        acc[h] += IO::load(v);
+      }
+    }
+  } else {
+    for (int64_t r = u.row_begin; r < u.row_end; ++r) {
+      const char *row = base + r * p.row_stride + h0 * p.h_stride;
+      for (int64_t h = 0; h < w; ++h) {
+        T v;
+        std::memcpy(&v, row + h * p.h_stride, sizeof(T));
+        acc[h] += IO::load(v);
+      }
+    }
+  }
+}
+
+template <aclDataType DT>
+void store_row(const Plan &p, int64_t g, int64_t h0, int64_t w, const double *acc) {
+  using IO = Io<DT>;
+  using T = typename IO::T;
+  char *o = p.out + g * p.out_s0 + h0 * p.out_s1;
+  for (int64_t h = 0; h < w; ++h) {
+    const T v = IO::store(acc[h]);
+    std::memcpy(o + h * p.out_s1, &v, sizeof(T));
+  }
+}
+
+template <aclDataType DT>
+void execute_typed(const Plan &p, double *ws) {
+  const int64_t n_chunks = (p.H + kChunkH - 1) / kChunkH;
+  // Pass 1: blocks (direct ones to out, the others to the workspace); empty groups get zeros.
+  const auto n1 = static_cast<int64_t>(p.units.size()) * n_chunks;
+  parallel_for(n1, 1, [&](int64_t begin, int64_t end) {
+    double acc[kChunkH];
+    for (int64_t t = begin; t < end; ++t) {
+      const Unit &u = p.units[t / n_chunks];
+      const int64_t h0 = (t % n_chunks) * kChunkH;
+      const int64_t w = std::min(kChunkH, p.H - h0);
+      sum_rows<DT>(p, u, h0, w, acc);
+      if (u.row_begin == u.row_end)  // empty group (GBAG-EMPTY-1): +0
+        for (int64_t h = 0; h < w; ++h) acc[h] = 0.0;
+      if (u.partial < 0)
+        store_row<DT>(p, u.g, h0, w, acc);
+      else
+        std::memcpy(ws + u.partial * p.H + h0, acc, static_cast<size_t>(w) * sizeof(double));
+    }
+  });
+  // Pass 2: groups of several blocks add their block sums in block order.
+  const auto n2 = static_cast<int64_t>(p.multi.size()) * n_chunks;
+  parallel_for(n2, 1, [&](int64_t begin, int64_t end) {
+    double acc[kChunkH];
+    for (int64_t t = begin; t < end; ++t) {
+      const MultiGroup &m = p.multi[t / n_chunks];
+      const int64_t h0 = (t % n_chunks) * kChunkH;
+      const int64_t w = std::min(kChunkH, p.H - h0);
+      for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;
+      for (int64_t b = 0; b < m.count; ++b) {
+        const double *part = ws + (m.first + b) * p.H + h0;
+        for (int64_t h = 0; h < w; ++h) acc[h] += part[h];
+      }
+      store_row<DT>(p, m.g, h0, w, acc);
+    }
+  });
+}
+
+void execute(const Plan &p, void *workspace) {
+  auto *ws = static_cast<double *>(workspace);
+  switch (p.dtype) {
+    case ACL_FLOAT:
+      execute_typed<ACL_FLOAT>(p, ws);
+      break;
+    case ACL_FLOAT16:
+      execute_typed<ACL_FLOAT16>(p, ws);
+      break;
+    case ACL_BF16:
+      execute_typed<ACL_BF16>(p, ws);
+      break;
+    default:
+      break;  // rejected in phase one
+  }
+}
+
+int64_t load_index(const aclTensor &t, int64_t i) {
+  const char *p = view_base(t) + i * t.strides[0] * static_cast<int64_t>(dtype_size(t.dtype));
+  if (t.dtype == ACL_INT32) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// GBAG-IDX-1 (project: checked here, on the host): fills the groups' [start, end) row ranges.
+aclnnStatus read_groups(const char *op, const aclTensor &gi, int64_t type, int64_t rows,
+                        std::vector<int64_t> &start, std::vector<int64_t> &count) {
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+  const int64_t G = gi.view_dims[0];
+  const char *kind = type == 0 ? "end offsets (groupIdxType 0)" : "group sizes (groupIdxType 1)";
+  start.resize(G);
+  count.resize(G);
+  int64_t prev = 0;
+  for (int64_t j = 0; j < G; ++j) {
+    const int64_t v = load_index(gi, j);
+    if (v < 0 || v > kInt32Max)
+      return fail(ACLNN_ERR_PARAM_INVALID, op,
+                  "groupIdxOptional[{}] = {} is outside [0, INT32_MAX]; GBAG-IDX-1 requires "
+                  "non-negative {} that fit in INT32",
+                  j, v, kind);
+    const int64_t end = type == 0 ? v : prev + v;
+    if (type == 0 && v < prev)
+      return fail(ACLNN_ERR_PARAM_INVALID, op,
+                  "groupIdxOptional[{}] = {} is smaller than groupIdxOptional[{}] = {}; "
+                  "GBAG-IDX-1 requires non-decreasing end offsets (groupIdxType 0)",
+                  j, v, j - 1, prev);
+    if (end > rows)
+      return fail(ACLNN_ERR_PARAM_INVALID, op,
+                  "groupIdxOptional[{}] = {} takes the groups to row {}, beyond gradY.dim0 = {}; "
+                  "GBAG-IDX-1 requires the {} to end at gradY.dim0",
+                  j, v, end, rows, kind);
+    start[j] = prev;
+    count[j] = end - prev;
+    prev = end;
+  }
+  if (prev != rows) {
+    if (G == 0)
+      return fail(ACLNN_ERR_PARAM_INVALID, op,
+                  "groupIdxOptional is empty but gradY.dim0 = {}; GBAG-IDX-1 requires the groups "
+                  "to cover gradY's rows",
+                  rows);
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "groupIdxOptional[{}] = {} ends the groups at row {} != gradY.dim0 = {}; "
+                "GBAG-IDX-1 requires the {} to end at gradY.dim0",
+                G - 1, load_index(gi, G - 1), prev, rows, kind);
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_float_dtype(const char *op, const char *name, const aclTensor &t) {
+  if (!is_float16_or_32(t.dtype))
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "{} has dtype {}; GBAG-DTYPE-1 requires FLOAT, FLOAT16 or BFLOAT16", name,
+                dtype_name(t.dtype));
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_rank_is(const char *op, const char *name, const aclTensor &t, int r,
+                          const char *why) {
+  if (rank(t) != r)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "{} has rank {} (shape {}); GBAG-RANK-1 requires rank {} {}", name, rank(t),
+                shape_str(t.view_dims), r, why);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus get_workspace_size(const char *op, const aclTensor *gradY, const aclTensor *groupIdx,
+                               int64_t type, bool v2, aclTensor *out, uint64_t *workspaceSize,
+                               aclOpExecutor **executor) {
+  ACLNN_CHECK(check_phase_one_outputs(op, workspaceSize, executor));
+  Soc soc;
+  ACLNN_CHECK(check_soc(op, soc));
+  if (soc != Soc::kAtlasA2 && soc != Soc::kAtlasA3)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "the op is not supported on {}; only Atlas A2 and A3 have it (ABI-SOC-1)",
+                soc_name(soc));
+  // GBAG-NULL-1 (groupIdxOptional may be NULL)
+  ACLNN_CHECK(check_not_null(op, "gradY (GBAG-NULL-1)", gradY));
+  ACLNN_CHECK(check_not_null(op, "out (GBAG-NULL-1)", out));
+  // GBAG-DTYPE-1, in signature order
+  ACLNN_CHECK(check_float_dtype(op, "gradY", *gradY));
+  if (groupIdx != nullptr && groupIdx->dtype != ACL_INT32 && groupIdx->dtype != ACL_INT64)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "groupIdxOptional has dtype {}; GBAG-DTYPE-1 requires INT32 or INT64",
+                dtype_name(groupIdx->dtype));
+  if (out->dtype != gradY->dtype)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "out has dtype {} but gradY has {}; GBAG-DTYPE-1 requires out's dtype to equal "
+                "gradY's",
+                dtype_name(out->dtype), dtype_name(gradY->dtype));
+  // GBAG-RANK-1
+  if (groupIdx == nullptr) {
+    ACLNN_CHECK(check_rank_is(op, "gradY", *gradY, 3, "without groupIdxOptional"));
+  } else {
+    ACLNN_CHECK(check_rank_is(op, "gradY", *gradY, 2, "with groupIdxOptional"));
+    ACLNN_CHECK(check_rank_is(op, "groupIdxOptional", *groupIdx, 1, ""));
+  }
+  ACLNN_CHECK(check_rank_is(op, "out", *out, 2, ""));
+  // GBAG-GMAX-1
+  if (groupIdx != nullptr && groupIdx->view_dims[0] > kMaxGroups)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "groupIdxOptional has {} elements; GBAG-GMAX-1 allows at most {}",
+                groupIdx->view_dims[0], kMaxGroups);
+  // GBAG-SHAPE-1
+  const int64_t G = groupIdx == nullptr ? gradY->view_dims[0] : groupIdx->view_dims[0];
+  const int64_t H = gradY->view_dims.back();
+  if (out->view_dims != std::vector<int64_t>{G, H})
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "out shape {} != [{},{}]; GBAG-SHAPE-1 requires [G, H] with G = {} and H = "
+                "gradY's last dim",
+                shape_str(out->view_dims), G, H,
+                groupIdx == nullptr ? "gradY.dim0" : "len(groupIdxOptional)");
+  // GBAG-TYPE-1 (V2 only; V1 is type 0)
+  if (v2 && type != 0 && type != 1)
+    return fail(ACLNN_ERR_PARAM_INVALID, op,
+                "groupIdxType is {}; GBAG-TYPE-1 requires 0 (end offsets) or 1 (group sizes)",
+                type);
+  // GBAG-IDX-1 (project check, reading groupIdx on the host: its storage is checked first)
+  std::vector<int64_t> start, count;
+  const int64_t rows = gradY->view_dims[0];
+  if (groupIdx != nullptr) {
+    ACLNN_CHECK(check_data(op, "groupIdxOptional", *groupIdx));
+    ACLNN_CHECK(read_groups(op, *groupIdx, type, rows, start, count));
+  }
+  // Project checks.
+  ACLNN_CHECK(check_data(op, "gradY", *gradY));
+  ACLNN_CHECK(check_data(op, "out", *out));
+  ACLNN_CHECK(
+      check_output(op, "out", *out, {{"gradY", gradY}, {"groupIdxOptional", groupIdx}}, false));
+
+  if (G == 0 || H == 0)  // out is empty: nothing to write
+    return publish_executor(
+        op, 0, [](void *) {}, workspaceSize, executor);
+
+  Plan p;
+  p.dtype = gradY->dtype;
+  const auto es = static_cast<int64_t>(dtype_size(gradY->dtype));
+  p.gy = view_base(*gradY);
+  p.H = H;
+  p.out = view_base(*out);
+  p.out_s0 = out->strides[0] * es;
+  p.out_s1 = out->strides[1] * es;
+  if (groupIdx == nullptr) {  // [G, C, H]: group g is gradY[g], rows 0..C-1
+    p.group_stride = gradY->strides[0] * es;
+    p.row_stride = gradY->strides[1] * es;
+    p.h_stride = gradY->strides[2] * es;
+    start.assign(G, 0);
+    count.assign(G, gradY->view_dims[1]);
+  } else {
+    p.row_stride = gradY->strides[0] * es;
+    p.h_stride = gradY->strides[1] * es;
+  }
+  // Block size: a function of H only (VAL-DET-1).
+  const int64_t w = std::min(H, kChunkH);
+  const int64_t block_rows = std::max<int64_t>(64, kBlockElements / w);
+  for (int64_t g = 0; g < G; ++g) {
+    const int64_t n = count[g];
+    if (n <= block_rows) {
+      p.units.push_back({g, start[g], start[g] + n, -1});
+      continue;
+    }
+    const int64_t nb = (n + block_rows - 1) / block_rows;
+    p.multi.push_back({g, p.n_partials, nb});
+    for (int64_t b = 0; b < nb; ++b) {
+      const int64_t r0 = start[g] + b * block_rows;
+      p.units.push_back({g, r0, std::min(r0 + block_rows, start[g] + n), p.n_partials++});
+    }
+  }
+  const auto ws_bytes = static_cast<uint64_t>(p.n_partials * H) * sizeof(double);
+  return publish_executor(
+      op, ws_bytes, [p = std::move(p)](void *ws) { execute(p, ws); }, workspaceSize, executor);
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
+
+using namespace aclnn_cpu;
+
+extern "C" aclnnStatus aclnnGroupedBiasAddGradGetWorkspaceSize(const aclTensor *gradY,
+                                                               const aclTensor *groupIdxOptional,
+                                                               aclTensor *out,
+                                                               uint64_t *workspaceSize,
+                                                               aclOpExecutor **executor) {
+  return get_workspace_size(kOpV1, gradY, groupIdxOptional, 0, false, out, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnGroupedBiasAddGrad(void *workspace, uint64_t workspaceSize,
+                                               aclOpExecutor *executor, aclrtStream stream) {
+  (void)stream;
+  return run_executor(kOpV1, workspace, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnGroupedBiasAddGradV2GetWorkspaceSize(
+    const aclTensor *gradY, const aclTensor *groupIdxOptional, int64_t groupIdxType, aclTensor *out,
+    uint64_t *workspaceSize, aclOpExecutor **executor) {
+  return get_workspace_size(kOpV2, gradY, groupIdxOptional, groupIdxType, true, out, workspaceSize,
+                            executor);
+}
+
+extern "C" aclnnStatus aclnnGroupedBiasAddGradV2(void *workspace, uint64_t workspaceSize,
+                                                 aclOpExecutor *executor, aclrtStream stream) {
+  (void)stream;
+  return run_executor(kOpV2, workspace, workspaceSize, executor);
+}
