@@ -157,6 +157,10 @@ nlohmann::json to_json(const Case &c) {
   return j;
 }
 
+void showValue(const Case &c, std::ostream &os) {
+  os << c.describe() << "\n" << to_json(c).dump();
+}
+
 Case case_from_json(const nlohmann::json &j) {
   Case c;
   c.op = j.at("op").get<std::string>();

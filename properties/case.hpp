@@ -57,6 +57,8 @@ std::string_view product_name(Product p);  // "ascend910b", ...
 std::optional<Product> product_from_name(std::string_view name);
 
 nlohmann::json to_json(const Case &c);
+// How rapidcheck prints a counterexample: the one-line description, then the case as JSON.
+void showValue(const Case &c, std::ostream &os);
 Case case_from_json(const nlohmann::json &j);  // throws std::runtime_error on malformed input
 
 }  // namespace aclnn_conform

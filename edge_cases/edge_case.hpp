@@ -1,0 +1,42 @@
+// Curated edge cases: one row per documented special case or error condition. Each row names its
+// clause and states its expected result literally (status, and output values where the spec gives
+// them), so a row checks the implementation and the oracle at once.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "properties/case.hpp"
+
+namespace aclnn_conform {
+
+struct ExpectedElement {
+  std::string output;  // e.g. "gradInput"
+  int64_t index;       // row-major flat index in the output
+  double value;        // NaN matches any NaN; the sign of zero is not checked (VAL-ZERO-1)
+};
+
+struct EdgeCase {
+  std::string clause;  // e.g. "GELU-SPECIAL-1"
+  std::string title;   // what the row shows
+  Case call;
+  int32_t expected_status = 0;
+  std::vector<ExpectedElement> expected;  // literal values of record (optional)
+};
+
+// Tables, one per op (edge_cases/<op>.cpp).
+std::vector<EdgeCase> gelu_backward_edge_cases();
+
+// All rows of all ops.
+std::vector<EdgeCase> all_edge_cases();
+
+// Builders for hand-written rows: contiguous tensors from values (rounded once to the dtype), an
+// output filled with the canary, and a NULL argument.
+TensorArg values_tensor(DType dtype, std::vector<int64_t> shape, const std::vector<double> &values);
+TensorArg output_tensor(DType dtype, std::vector<int64_t> shape);
+inline constexpr double kInf = INFINITY;
+inline const double kNaN = std::nan("");
+
+}  // namespace aclnn_conform

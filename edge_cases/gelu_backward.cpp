@@ -1,0 +1,121 @@
+// GeluBackward edge cases: every error clause and the documented special values.
+#include "edge_cases/edge_case.hpp"
+
+namespace aclnn_conform {
+namespace {
+
+using aclnn_ref::DType;
+constexpr auto F32 = DType::kFloat32, F16 = DType::kFloat16, BF16 = DType::kBFloat16;
+
+Case gelu(TensorArg dy, TensorArg x, TensorArg out, Product p = Product::kAtlasA2) {
+  Case c;
+  c.op = "GeluBackward";
+  c.product = p;
+  c.tensors = {
+      {"gradOutput", std::move(dy)}, {"self", std::move(x)}, {"gradInput", std::move(out)}};
+  return c;
+}
+
+}  // namespace
+
+std::vector<EdgeCase> gelu_backward_edge_cases() {
+  const double phi0 = 0.5;  // g(0) = 1/2 exactly
+  std::vector<EdgeCase> rows;
+  // Errors, in the spec's check order.
+  rows.push_back({"GELU-NULL-1", "gradOutput NULL",
+                  gelu(TensorArg::null(), values_tensor(F32, {2}, {0, 1}), output_tensor(F32, {2})),
+                  161001});
+  rows.push_back({"GELU-NULL-1", "self NULL",
+                  gelu(values_tensor(F32, {2}, {1, 1}), TensorArg::null(), output_tensor(F32, {2})),
+                  161001});
+  rows.push_back(
+      {"GELU-NULL-1", "gradInput NULL",
+       gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {0, 1}), TensorArg::null()),
+       161001});
+  rows.push_back({"GELU-DTYPE-1", "DOUBLE with FLOAT promotes to DOUBLE: rejected",
+                  gelu(values_tensor(DType::kFloat64, {2}, {1, 1}), values_tensor(F32, {2}, {0, 1}),
+                       output_tensor(DType::kFloat64, {2})),
+                  161002});
+  rows.push_back(
+      {"GELU-DTYPE-1", "INT32 with INT32 promotes to INT32: rejected",
+       gelu(values_tensor(DType::kInt32, {2}, {1, 1}), values_tensor(DType::kInt32, {2}, {0, 1}),
+            output_tensor(DType::kInt32, {2})),
+       161002});
+  rows.push_back({"GELU-DTYPE-1", "BFLOAT16 on Atlas training: rejected",
+                  gelu(values_tensor(BF16, {2}, {1, 1}), values_tensor(BF16, {2}, {0, 1}),
+                       output_tensor(BF16, {2}), Product::kAtlasTraining),
+                  161002});
+  rows.push_back({"GELU-DTYPE-1",
+                  "INT32 gradOutput with FLOAT self is legal (promotes to FLOAT)",
+                  gelu(values_tensor(DType::kInt32, {2}, {2, 2}), values_tensor(F32, {2}, {0, 0}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 0, 2 * phi0}, {"gradInput", 1, 2 * phi0}}});
+  rows.push_back({"GELU-DTYPE-2", "gradInput FLOAT16 where FLOAT is promoted",
+                  gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {0, 1}),
+                       output_tensor(F16, {2})),
+                  161002});
+  rows.push_back(
+      {"GELU-RANK-1", "rank 9 self",
+       gelu(values_tensor(F32, {1}, {1}), values_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {0}),
+            output_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 1, 1})),
+       161002});
+  rows.push_back(
+      {"GELU-RANK-1",
+       "rank 0 is legal",
+       gelu(values_tensor(F32, {}, {3}), values_tensor(F32, {}, {0}), output_tensor(F32, {})),
+       0,
+       {{"gradInput", 0, 1.5}}});
+  rows.push_back(
+      {"GELU-BCAST-1", "[2,3] with [4,3] do not broadcast",
+       gelu(values_tensor(F32, {2, 3}, {1, 1, 1, 1, 1, 1}),
+            values_tensor(F32, {4, 3}, std::vector<double>(12, 0.0)), output_tensor(F32, {4, 3})),
+       161002});
+  rows.push_back(
+      {"GELU-BCAST-2", "gradInput [2,3] where the broadcast shape is [4,3]",
+       gelu(values_tensor(F32, {1, 3}, {1, 1, 1}),
+            values_tensor(F32, {4, 3}, std::vector<double>(12, 0.0)), output_tensor(F32, {2, 3})),
+       161002});
+  rows.push_back({"GELU-BCAST-1",
+                  "[4,1] with [3] broadcast both ways to [4,3]",
+                  gelu(values_tensor(F32, {4, 1}, {1, 2, 3, 4}), values_tensor(F32, {3}, {0, 0, 0}),
+                       output_tensor(F32, {4, 3})),
+                  0,
+                  {{"gradInput", 0, 0.5}, {"gradInput", 5, 1.0}, {"gradInput", 11, 2.0}}});
+  rows.push_back({"GELU-EMPTY-1", "empty broadcast shape: success, nothing written",
+                  gelu(values_tensor(F32, {0, 3}, {}), values_tensor(F32, {3}, {0, 0, 0}),
+                       output_tensor(F32, {0, 3})),
+                  0});
+  // Values.
+  rows.push_back({"GELU-VALUE-1",
+                  "g(0) = 1/2 exactly, in every float dtype",
+                  gelu(values_tensor(F16, {2}, {1, -3}), values_tensor(F16, {2}, {0, 0}),
+                       output_tensor(F16, {2})),
+                  0,
+                  {{"gradInput", 0, 0.5}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"GELU-SPECIAL-1",
+                  "g(+inf) = 1, g(-inf) = 0, g(NaN) = NaN",
+                  gelu(values_tensor(F32, {3}, {2, 2, 2}),
+                       values_tensor(F32, {3}, {kInf, -kInf, kNaN}), output_tensor(F32, {3})),
+                  0,
+                  {{"gradInput", 0, 2.0}, {"gradInput", 1, 0.0}, {"gradInput", 2, kNaN}}});
+  rows.push_back({"GELU-SPECIAL-1",
+                  "dy = inf with x = -inf gives NaN (inf * 0); dy = NaN gives NaN",
+                  gelu(values_tensor(BF16, {2}, {kInf, kNaN}), values_tensor(BF16, {2}, {-kInf, 1}),
+                       output_tensor(BF16, {2})),
+                  0,
+                  {{"gradInput", 0, kNaN}, {"gradInput", 1, kNaN}}});
+  rows.push_back({"GELU-SPECIAL-2", "g changes sign at its root near -0.75179",
+                  gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {-0.7, -0.8}),
+                       output_tensor(F32, {2})),
+                  0});
+  rows.push_back({"GELU-SPECIAL-2",
+                  "g underflows towards -0 for large negative x",
+                  gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {-20, -60}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 1, 0.0}}});
+  return rows;
+}
+
+}  // namespace aclnn_conform
