@@ -63,6 +63,9 @@ struct ExpectedOutput {
   std::vector<double> error_scale;
   // For sums: the number of terms n of each element's sum (k = ceil(log2 n) + 2). Empty otherwise.
   std::vector<int64_t> term_count;
+  // For sums: the exact value (before the one rounding to the dtype) rounded to the nearest
+  // double, so the judge can apply VAL-TOL-1's bound at the exact value. Empty otherwise.
+  std::vector<double> exact_nearest;
 };
 
 }  // namespace aclnn_ref

@@ -1,0 +1,350 @@
+#include "reference/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace aclnn_ref {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double decode_bits(uint64_t bits, DType t) {
+  return decode(&bits, t);
+}  // little-endian host
+
+uint64_t raw_bits(const TensorView &v, int64_t flat) {
+  int64_t pos = v.offset;
+  for (size_t d = v.shape.size(); d-- > 0;) {
+    pos += (flat % v.shape[d]) * v.strides[d];
+    flat /= v.shape[d];
+  }
+  uint64_t b = 0;
+  const size_t sz = dtype_size(v.dtype);
+  std::memcpy(&b, v.data + pos * static_cast<int64_t>(sz), sz);
+  return b;
+}
+
+const char *class_name(ValueClass c) {
+  switch (c) {
+    case ValueClass::kFinite:
+      return "finite";
+    case ValueClass::kNaN:
+      return "NaN";
+    case ValueClass::kPosInf:
+      return "+inf";
+    case ValueClass::kNegInf:
+      return "-inf";
+  }
+  return "?";
+}
+
+const char *kind_name(Tolerance::Kind k) {
+  switch (k) {
+    case Tolerance::Kind::kUlp:
+      return "ulp";
+    case Tolerance::Kind::kExact:
+      return "exact";
+    case Tolerance::Kind::kAscend:
+      return "ascend";
+    case Tolerance::Kind::kSum:
+      return "sum";
+  }
+  return "?";
+}
+
+int ceil_log2(int64_t n) {
+  int k = 0;
+  while (k < 63 && (int64_t{1} << k) < n) ++k;
+  return k;
+}
+
+int hex_digits(DType t) {
+  return static_cast<int>(dtype_size(t)) * 2;
+}
+
+}  // namespace
+
+ValueClass value_class(double v) {
+  if (std::isnan(v)) return ValueClass::kNaN;
+  if (std::isinf(v)) return v > 0 ? ValueClass::kPosInf : ValueClass::kNegInf;
+  return ValueClass::kFinite;
+}
+
+double ulp_at(double v, DType t) {
+  if (!is_floating(t)) return 1.0;
+  const FloatFormat f = float_format(t);
+  const double a = std::fabs(v);
+  if (a < std::ldexp(1.0, f.emin)) return std::ldexp(1.0, f.emin - f.precision + 1);
+  return std::ldexp(1.0, std::ilogb(a) - f.precision + 1);
+}
+
+UlpDistance ulp_distance(uint64_t expected_bits, uint64_t got_bits, DType t, bool check_zero_sign) {
+  UlpDistance d;
+  const double e = decode_bits(expected_bits, t), g = decode_bits(got_bits, t);
+  const ValueClass ce = value_class(e), cg = value_class(g);
+  if (ce != cg) {
+    d.class_mismatch = true;
+    d.ulps = kInf;
+    d.why = fmt::format("class: expected {}, got {}", class_name(ce), class_name(cg));
+    return d;
+  }
+  if (ce != ValueClass::kFinite) return d;  // all NaNs equal; infinities of one sign equal
+  if (e == 0 && g == 0) {
+    if (check_zero_sign && std::signbit(e) != std::signbit(g)) {
+      d.sign_mismatch = true;
+      d.why = fmt::format("sign of zero: expected {}0, got {}0", std::signbit(e) ? "-" : "+",
+                          std::signbit(g) ? "-" : "+");
+    }
+    return d;
+  }
+  double u = ulp_at(e, t);
+  if (is_floating(t)) {
+    // At a power of two above the normal minimum, the steps below are half as large.
+    const double a = std::fabs(e);
+    int ex = 0;
+    const double m = std::frexp(a, &ex);
+    if (m == 0.5 && a > std::ldexp(1.0, float_format(t).emin) && std::fabs(g) < a &&
+        std::signbit(g) == std::signbit(e))
+      u *= 0.5;
+  }
+  d.ulps = std::fabs(g - e) / u;
+  return d;
+}
+
+Tolerance Tolerance::ulp(double max_ulps) {
+  Tolerance t;
+  t.kind = Kind::kUlp;
+  t.max_ulps = max_ulps;
+  return t;
+}
+Tolerance Tolerance::exact() {
+  Tolerance t;
+  t.kind = Kind::kExact;
+  t.max_ulps = 0;
+  return t;
+}
+Tolerance Tolerance::ascend() {
+  Tolerance t;
+  t.kind = Kind::kAscend;
+  return t;
+}
+Tolerance Tolerance::sum(double unit_roundoff) {
+  Tolerance t;
+  t.kind = Kind::kSum;
+  t.unit_roundoff = unit_roundoff;
+  return t;
+}
+double Tolerance::ulp_bound(DType t) const {
+  if (kind == Kind::kExact) return 0;
+  if (max_ulps >= 0) return max_ulps;
+  return (t == DType::kFloat16 || t == DType::kBFloat16) ? 1.0 : 2.0;
+}
+
+int bucket_of(const UlpDistance &d) {
+  if (d.class_mismatch || d.sign_mismatch) return kBClass;
+  const double u = d.ulps;
+  if (u == 0) return kB0;
+  if (u <= 0.5) return kBHalf;
+  if (u <= 1) return kB1;
+  if (u <= 2) return kB2;
+  if (u <= 4) return kB4;
+  if (u <= 16) return kB16;
+  if (u <= 256) return kB256;
+  return kBMore;
+}
+
+const char *bucket_label(int b) {
+  static const char *const labels[kBucketCount] = {"0",    "<=0.5",  "1",    "2",    "3-4",
+                                                   "5-16", "17-256", ">256", "class"};
+  return b >= 0 && b < kBucketCount ? labels[b] : "?";
+}
+
+double ascend_threshold(DType t) {
+  switch (t) {
+    case DType::kFloat16:
+      return 0x1p-10;
+    case DType::kBFloat16:
+      return 0x1p-7;
+    default:
+      return 0x1p-13;
+  }
+}
+
+Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, const Tolerance &tol) {
+  Comparison r;
+  r.name = exp.name;
+  r.dtype = exp.values.dtype;
+  r.kind = tol.kind;
+  r.ascend.threshold = ascend_threshold(r.dtype);
+  if (!exp.written) {
+    r.pass = false;
+    r.error = "the expectation is written=false: use compare_untouched";
+    return r;
+  }
+  if (got.dtype != exp.values.dtype || got.shape != exp.values.shape) {
+    r.pass = false;
+    r.error = fmt::format("got {} [{}], expected {} [{}]", dtype_name(got.dtype),
+                          fmt::join(got.shape, ","), dtype_name(exp.values.dtype),
+                          fmt::join(exp.values.shape, ","));
+    return r;
+  }
+  const DType t = r.dtype;
+  const int64_t n = exp.values.numel();
+  r.count = n;
+  const bool have_exact = static_cast<int64_t>(exp.exact_nearest.size()) == n;
+  const bool have_scale = static_cast<int64_t>(exp.error_scale.size()) == n;
+  const bool have_count = static_cast<int64_t>(exp.term_count.size()) == n;
+  const double bound = tol.ulp_bound(t);
+  const double ten_t = 10 * r.ascend.threshold;
+  double rel_sum = 0;
+  bool any_fail = false;
+
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t eb = exp.values.bits(i), gb = raw_bits(got, i);
+    const UlpDistance d = ulp_distance(eb, gb, t, tol.check_zero_sign);
+    ++r.histogram[static_cast<size_t>(bucket_of(d))];
+    const double ev = decode_bits(eb, t), gv = decode_bits(gb, t);
+    if (d.class_mismatch) ++r.class_mismatches;
+    if (!d.class_mismatch && d.ulps > r.max_ulps) {
+      r.max_ulps = d.ulps;
+      r.max_index = i;
+    }
+    if (!d.class_mismatch && d.ulps == 0 && r.max_index < 0) r.max_index = i;
+
+    // Ascend standard.
+    const double exact_v = have_exact ? exp.exact_nearest[static_cast<size_t>(i)] : ev;
+    double rel = 0;
+    if (d.class_mismatch)
+      rel = kInf;
+    else if (value_class(ev) == ValueClass::kFinite)
+      rel = std::fabs(gv - exact_v) / (std::fabs(exact_v) + 1e-7);
+    rel_sum += rel;
+    r.ascend.mare = std::max(r.ascend.mare, rel);
+
+    // The policy's element-wise verdict.
+    bool bad = d.class_mismatch || d.sign_mismatch;
+    std::string why = d.why;
+    if (!bad) {
+      switch (tol.kind) {
+        case Tolerance::Kind::kUlp:
+        case Tolerance::Kind::kExact:
+          if (d.ulps > bound) {
+            bad = true;
+            why = fmt::format("{:.6g} ulps > {:.6g}", d.ulps, bound);
+          }
+          break;
+        case Tolerance::Kind::kAscend:
+          if (rel >= ten_t) {
+            bad = true;
+            why = fmt::format("rel {:.6g} >= 10T = {:.6g}", rel, ten_t);
+          }
+          break;
+        case Tolerance::Kind::kSum: {
+          if (value_class(ev) != ValueClass::kFinite) break;  // same non-finite class
+          const int64_t terms = have_count ? exp.term_count[static_cast<size_t>(i)] : 1;
+          const double scale = have_scale ? exp.error_scale[static_cast<size_t>(i)] : 0;
+          const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;
+          double lhs, rhs;
+          if (have_exact) {
+            lhs = std::fabs(gv - exact_v);
+            rhs = 0.5 * ulp_at(exact_v, t) + k * tol.unit_roundoff * scale +
+                  0x1p-52 * std::fabs(exact_v);
+          } else {
+            lhs = std::fabs(gv - ev);
+            rhs = ulp_at(ev, t) + k * tol.unit_roundoff * scale;
+          }
+          rhs *= 1 + 0x1p-50;  // the double arithmetic of this test itself
+          const double ratio = lhs / rhs;
+          if (ratio > r.max_bound_ratio || r.max_bound_index < 0) {
+            r.max_bound_ratio = ratio;
+            r.max_bound_index = i;
+          }
+          if (lhs > rhs) {
+            bad = true;
+            why = fmt::format("|got-exact| {:.6g} > bound {:.6g} (n={}, k={}, sum|terms|={:.6g})",
+                              lhs, rhs, terms, k, scale);
+          }
+          break;
+        }
+      }
+    }
+    if (bad) {
+      any_fail = true;
+      ++r.mismatch_count;
+      if (static_cast<int64_t>(r.mismatches.size()) < tol.max_listed)
+        r.mismatches.push_back(ElementMismatch{i, eb, gb, ev, gv, d.ulps, why});
+    }
+  }
+  r.ascend.mere = n > 0 ? rel_sum / static_cast<double>(n) : 0;
+  r.ascend.pass = r.ascend.mere < r.ascend.threshold && r.ascend.mare < ten_t;
+  r.pass =
+      tol.kind == Tolerance::Kind::kAscend ? r.ascend.pass && r.class_mismatches == 0 : !any_fail;
+  return r;
+}
+
+Comparison compare_untouched(const ExpectedOutput &exp, std::span<const std::byte> before,
+                             std::span<const std::byte> after) {
+  Comparison r;
+  r.name = exp.name;
+  r.dtype = exp.values.dtype;
+  r.untouched_check = true;
+  if (before.size() != after.size()) {
+    r.pass = false;
+    r.error = fmt::format("storage sizes differ: {} before, {} after", before.size(), after.size());
+    return r;
+  }
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (before[i] != after[i]) {
+      if (r.first_changed_byte < 0) r.first_changed_byte = static_cast<int64_t>(i);
+      ++r.changed_bytes;
+    }
+  }
+  r.count = static_cast<int64_t>(before.size());
+  r.pass = r.changed_bytes == 0;
+  return r;
+}
+
+std::string Comparison::summary() const {
+  const char *verdict = pass ? "PASS" : "FAIL";
+  if (untouched_check) {
+    if (!error.empty()) return fmt::format("{} {}: untouched check: {}", verdict, name, error);
+    if (changed_bytes == 0)
+      return fmt::format("{} {}: untouched ({} bytes unchanged)", verdict, name, count);
+    return fmt::format("{} {}: must be untouched, {} of {} bytes changed (first at byte {})",
+                       verdict, name, changed_bytes, count, first_changed_byte);
+  }
+  if (!error.empty()) return fmt::format("{} {}: {}", verdict, name, error);
+  std::string s = fmt::format("{} {} {} n={} policy={}: max {:.6g} ulp", verdict, name,
+                              dtype_name(dtype), count, kind_name(kind), max_ulps);
+  if (max_index >= 0) s += fmt::format(" at {}", max_index);
+  s += fmt::format(", class mismatches {}, failing elements {}", class_mismatches, mismatch_count);
+  if (kind == Tolerance::Kind::kSum)
+    s += fmt::format(", worst |err|/bound {:.4g} at {}", max_bound_ratio, max_bound_index);
+  s += fmt::format("; ascend MERE {:.4g} MARE {:.4g} (T {:.4g}) {}", ascend.mere, ascend.mare,
+                   ascend.threshold, ascend.pass ? "pass" : "fail");
+  return s;
+}
+
+std::string Comparison::details() const {
+  std::string s = summary();
+  if (untouched_check || !error.empty()) return s + "\n";
+  s += "\n  ulp histogram:";
+  for (int b = 0; b < kBucketCount; ++b)
+    if (histogram[static_cast<size_t>(b)])
+      s += fmt::format(" [{}] {}", bucket_label(b), histogram[static_cast<size_t>(b)]);
+  s += "\n";
+  const int w = hex_digits(dtype);
+  for (const auto &m : mismatches)
+    s +=
+        fmt::format("  [{}] expected 0x{:0{}x} ({:.17g}) got 0x{:0{}x} ({:.17g}) {:.6g} ulps: {}\n",
+                    m.index, m.expected_bits, w, m.expected, m.got_bits, w, m.got, m.ulps, m.why);
+  if (mismatch_count > static_cast<int64_t>(mismatches.size()))
+    s += fmt::format("  ... {} more\n", mismatch_count - static_cast<int64_t>(mismatches.size()));
+  return s;
+}
+
+}  // namespace aclnn_ref
