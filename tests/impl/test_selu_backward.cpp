@@ -1,0 +1,524 @@
+// aclnnSeluBackward through the ABI: every error clause of selu_backward.md, two-phase rules,
+// product gates, values of record (lambda included, y = +/-0 -> lambda, NaN y -> NaN), exact
+// integer rounding (SELU-INT-1) checked against MPFR, views, in-place and determinism.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_selu_backward.h"
+#include "impl/dtype.hpp"
+
+namespace {
+
+using aclnn_cpu::bf16_to_float;
+using aclnn_cpu::double_to_bf16;
+using aclnn_cpu::double_to_half;
+using aclnn_cpu::half_to_float;
+
+const char *kLambda = "1.0507009873554804934193349852946";
+const char *kLambdaAlpha = "1.7580993408473768599402175208123";
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> s(dims.size());
+  int64_t acc = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= dims[i];
+  }
+  return s;
+}
+
+struct Tensor {
+  aclTensor *t = nullptr;
+  Tensor(const std::vector<int64_t> &dims, aclDataType dt, void *data, int64_t storage_elems,
+         std::vector<int64_t> strides = {}, int64_t offset = 0) {
+    if (strides.empty() && !dims.empty()) strides = contiguous_strides(dims);
+    const int64_t sd[] = {storage_elems};
+    t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sd, 1,
+                        data);
+  }
+  Tensor(const Tensor &) = delete;
+  ~Tensor() {
+    if (t) aclDestroyTensor(t);
+  }
+  operator aclTensor *() const { return t; }
+};
+
+aclnnStatus phase_one(const aclTensor *dy, const aclTensor *y, aclTensor *out) {
+  uint64_t w = 0;
+  aclOpExecutor *e = nullptr;
+  return aclnnSeluBackwardGetWorkspaceSize(dy, y, out, &w, &e);
+}
+
+aclnnStatus run(const aclTensor *dy, const aclTensor *y, aclTensor *out) {
+  uint64_t ws = 5;
+  aclOpExecutor *ex = nullptr;
+  const aclnnStatus st = aclnnSeluBackwardGetWorkspaceSize(dy, y, out, &ws, &ex);
+  if (st != ACLNN_SUCCESS) return st;
+  EXPECT_EQ(ws, 0u);
+  return aclnnSeluBackward(nullptr, ws, ex, nullptr);
+}
+
+std::string errmsg() {
+  const char *m = aclGetRecentErrMsg();
+  return m ? m : "";
+}
+
+void expect_failure(aclnnStatus got, aclnnStatus code, const char *param, const char *clause,
+                    const std::vector<uint8_t> &canary, const std::vector<uint8_t> &storage) {
+  EXPECT_EQ(got, code);
+  const std::string m = errmsg();
+  EXPECT_FALSE(m.empty());
+  EXPECT_NE(m.find(param), std::string::npos) << m;
+  if (clause) EXPECT_NE(m.find(clause), std::string::npos) << m;
+  EXPECT_EQ(canary, storage) << "output storage changed by a failing call";
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) {
+      had_ = true;
+      old_ = old;
+    }
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char *name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// ---- MPFR oracle: exact value dy*lambda or dy*(y + lambda*alpha) at 256 bits -----------------
+struct Mp {
+  mpfr_t v;
+  Mp() { mpfr_init2(v, 256); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp &) = delete;
+};
+
+void mp_selu_grad(mpfr_t out, double dy, double y) {
+  if (std::isnan(y) || std::isnan(dy)) return mpfr_set_nan(out);
+  Mp f;
+  if (y >= 0) {
+    mpfr_set_str(f.v, kLambda, 10, MPFR_RNDN);
+  } else {
+    mpfr_set_str(f.v, kLambdaAlpha, 10, MPFR_RNDN);
+    Mp yy;
+    mpfr_set_d(yy.v, y, MPFR_RNDN);
+    mpfr_add(f.v, f.v, yy.v, MPFR_RNDN);
+  }
+  mpfr_mul_d(out, f.v, dy, MPFR_RNDN);
+}
+
+// Nearest integer, ties to even, saturated (SELU-INT-1).
+int64_t mp_round_sat(const mpfr_t v, int64_t lo, int64_t hi) {
+  Mp r;
+  mpfr_rint(r.v, v, MPFR_RNDN);  // RNDN: ties to even
+  if (mpfr_cmp_si(r.v, lo) < 0) return lo;
+  if (mpfr_cmp_si(r.v, hi) > 0) return hi;
+  return mpfr_get_si(r.v, MPFR_RNDN);
+}
+
+double ulp_error(const mpfr_t exact, double got, int p, int emin, double max) {
+  if (mpfr_nan_p(exact)) return std::isnan(got) ? 0 : INFINITY;
+  if (std::isnan(got)) return INFINITY;
+  if (mpfr_inf_p(exact))
+    return std::isinf(got) && (got > 0) == (mpfr_sgn(exact) > 0) ? 0 : INFINITY;
+  const double e = mpfr_get_d(exact, MPFR_RNDN);
+  const double ulp = std::ldexp(1.0, (e == 0 ? emin : std::max(std::ilogb(e), emin)) - (p - 1));
+  if (std::isinf(got)) {
+    const double ulp_max = std::ldexp(1.0, std::ilogb(max) - (p - 1));
+    if ((got > 0) == (e > 0) && std::fabs(e) >= max + ulp_max / 2) return 0;
+    return std::fabs(std::copysign(max + ulp_max, got) - e) / ulp;
+  }
+  return std::fabs(got - e) / ulp;
+}
+
+// ---- error clauses --------------------------------------------------------------------------
+struct ErrFixture {
+  std::vector<float> a = std::vector<float>(12, 1.0f), b = std::vector<float>(12, -0.5f);
+  std::vector<uint8_t> out = std::vector<uint8_t>(64, 0x5A);
+  std::vector<uint8_t> canary = out;
+};
+
+TEST(SeluBackward, NullTensor_SELU_NULL_1) {
+  ErrFixture f;
+  Tensor dy({2, 3}, ACL_FLOAT, f.a.data(), 12), y({2, 3}, ACL_FLOAT, f.b.data(), 12),
+      out({2, 3}, ACL_FLOAT, f.out.data(), 16);
+  expect_failure(phase_one(nullptr, y, out), ACLNN_ERR_PARAM_NULLPTR, "gradOutput", nullptr,
+                 f.canary, f.out);
+  expect_failure(phase_one(dy, nullptr, out), ACLNN_ERR_PARAM_NULLPTR, "result", nullptr, f.canary,
+                 f.out);
+  expect_failure(phase_one(dy, y, nullptr), ACLNN_ERR_PARAM_NULLPTR, "gradInput", nullptr, f.canary,
+                 f.out);
+}
+
+TEST(SeluBackward, TwoPhase_ABI_TWOPHASE_2_3_4) {
+  std::vector<float> dy(4, 1.0f), y(4, 1.0f), out(4);
+  Tensor a({4}, ACL_FLOAT, dy.data(), 4), b({4}, ACL_FLOAT, y.data(), 4),
+      c({4}, ACL_FLOAT, out.data(), 4);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_EQ(aclnnSeluBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, nullptr, &ex),
+            ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_NE(errmsg().find("workspaceSize"), std::string::npos);
+  EXPECT_EQ(aclnnSeluBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, &ws, nullptr),
+            ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_NE(errmsg().find("executor"), std::string::npos);
+  EXPECT_EQ(aclnnSeluBackward(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  ASSERT_EQ(aclnnSeluBackwardGetWorkspaceSize(a, b, c, &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnSeluBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(out[0], static_cast<float>(1.0507009873554804934));
+  EXPECT_EQ(aclnnSeluBackward(nullptr, ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  ASSERT_EQ(aclnnSeluBackwardGetWorkspaceSize(a, b, c, &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnSeluBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS);
+  std::fill(dy.begin(), dy.end(), 2.0f);
+  ASSERT_EQ(aclnnSeluBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(out[3], static_cast<float>(2 * 1.0507009873554804934));
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+}
+
+TEST(SeluBackward, Dtypes_SELU_DTYPE_1_2) {
+  ErrFixture f;
+  for (aclDataType bad : {ACL_UINT8, ACL_INT16, ACL_INT64, ACL_DOUBLE, ACL_BOOL}) {
+    Tensor dy({2, 3}, bad, f.a.data(), 6), y({2, 3}, ACL_FLOAT, f.b.data(), 12),
+        out({2, 3}, ACL_FLOAT, f.out.data(), 16), dyf({2, 3}, ACL_FLOAT, f.a.data(), 12),
+        yb({2, 3}, bad, f.b.data(), 6), outb({2, 3}, bad, f.out.data(), 8);
+    expect_failure(phase_one(dy, y, out), ACLNN_ERR_PARAM_INVALID, "gradOutput", "SELU-DTYPE-1",
+                   f.canary, f.out);
+    expect_failure(phase_one(dyf, yb, out), ACLNN_ERR_PARAM_INVALID, "result", "SELU-DTYPE-1",
+                   f.canary, f.out);
+    expect_failure(phase_one(dyf, y, outb), ACLNN_ERR_PARAM_INVALID, "gradInput", "SELU-DTYPE-1",
+                   f.canary, f.out);
+  }
+  // SELU-DTYPE-2: supported but unequal dtypes.
+  Tensor dy({2, 3}, ACL_FLOAT, f.a.data(), 12), y16({2, 3}, ACL_FLOAT16, f.b.data(), 12),
+      out({2, 3}, ACL_FLOAT, f.out.data(), 16), y({2, 3}, ACL_FLOAT, f.b.data(), 12),
+      out32i({2, 3}, ACL_INT32, f.out.data(), 16);
+  expect_failure(phase_one(dy, y16, out), ACLNN_ERR_PARAM_INVALID, "result", "SELU-DTYPE-2",
+                 f.canary, f.out);
+  expect_failure(phase_one(dy, y, out32i), ACLNN_ERR_PARAM_INVALID, "gradInput", "SELU-DTYPE-2",
+                 f.canary, f.out);
+}
+
+TEST(SeluBackward, Bf16OnlyOnA2A3_SELU_DTYPE_1_ABI_SOC_1) {
+  std::vector<uint16_t> a(4, 0x3f80), b(4, 0x3f80), out(4, 0x1234);
+  Tensor dy({4}, ACL_BF16, a.data(), 4), y({4}, ACL_BF16, b.data(), 4),
+      o({4}, ACL_BF16, out.data(), 4);
+  for (const char *soc : {"ascend910", "ascend310p"}) {
+    ScopedEnv env("ACLNN_CPU_SOC", soc);
+    EXPECT_EQ(phase_one(dy, y, o), ACLNN_ERR_PARAM_INVALID) << soc;
+    EXPECT_NE(errmsg().find("SELU-DTYPE-1"), std::string::npos) << errmsg();
+    EXPECT_NE(errmsg().find("gradOutput"), std::string::npos) << errmsg();
+    for (uint16_t v : out) EXPECT_EQ(v, 0x1234);
+  }
+  for (const char *soc : {"ascend910b", "ascend910_93"}) {
+    ScopedEnv env("ACLNN_CPU_SOC", soc);
+    EXPECT_EQ(run(dy, y, o), ACLNN_SUCCESS) << soc;
+    for (uint16_t v : out) EXPECT_EQ(v, double_to_bf16(1.0507009873554804934));
+  }
+}
+
+TEST(SeluBackward, ShapesEqual_SELU_SHAPE_1) {
+  ErrFixture f;
+  Tensor dy({2, 3}, ACL_FLOAT, f.a.data(), 12), y13({1, 3}, ACL_FLOAT, f.b.data(), 12),
+      y({2, 3}, ACL_FLOAT, f.b.data(), 12), out({2, 3}, ACL_FLOAT, f.out.data(), 16),
+      out6({6}, ACL_FLOAT, f.out.data(), 16);
+  // No broadcasting, even where NumPy would broadcast.
+  expect_failure(phase_one(dy, y13, out), ACLNN_ERR_PARAM_INVALID, "result", "SELU-SHAPE-1",
+                 f.canary, f.out);
+  expect_failure(phase_one(dy, y, out6), ACLNN_ERR_PARAM_INVALID, "gradInput", "SELU-SHAPE-1",
+                 f.canary, f.out);
+}
+
+TEST(SeluBackward, Rank1To8_SELU_RANK_1) {
+  ErrFixture f;
+  const std::vector<int64_t> r9(9, 1), r0, r8(8, 1);
+  Tensor dy9(r9, ACL_FLOAT, f.a.data(), 12), y9(r9, ACL_FLOAT, f.b.data(), 12),
+      o9(r9, ACL_FLOAT, f.out.data(), 16);
+  expect_failure(phase_one(dy9, y9, o9), ACLNN_ERR_PARAM_INVALID, "gradOutput", "SELU-RANK-1",
+                 f.canary, f.out);
+  Tensor dy0(r0, ACL_FLOAT, f.a.data(), 12), y0(r0, ACL_FLOAT, f.b.data(), 12),
+      o0(r0, ACL_FLOAT, f.out.data(), 16);
+  expect_failure(phase_one(dy0, y0, o0), ACLNN_ERR_PARAM_INVALID, "gradOutput", "SELU-RANK-1",
+                 f.canary, f.out);
+  float a = 1, b = 1, o = 0;
+  Tensor dy8(r8, ACL_FLOAT, &a, 1), y8(r8, ACL_FLOAT, &b, 1), o8(r8, ACL_FLOAT, &o, 1);
+  EXPECT_EQ(run(dy8, y8, o8), ACLNN_SUCCESS);
+  EXPECT_EQ(o, static_cast<float>(1.0507009873554804934));
+}
+
+TEST(SeluBackward, ProjectChecksNullDataAndOverlap_ABI_INPUT_1) {
+  ErrFixture f;
+  Tensor dy({2, 3}, ACL_FLOAT, f.a.data(), 12), y({2, 3}, ACL_FLOAT, f.b.data(), 12),
+      dyn({2, 3}, ACL_FLOAT, nullptr, 12), outn({2, 3}, ACL_FLOAT, nullptr, 12),
+      outz({2, 3}, ACL_FLOAT, f.out.data(), 16, {1, 0});
+  expect_failure(phase_one(dyn, y, outn), ACLNN_ERR_PARAM_NULLPTR, "gradOutput", nullptr, f.canary,
+                 f.out);
+  expect_failure(phase_one(dy, y, outn), ACLNN_ERR_PARAM_NULLPTR, "gradInput", nullptr, f.canary,
+                 f.out);
+  expect_failure(phase_one(dy, y, outz), ACLNN_ERR_PARAM_INVALID, "gradInput", nullptr, f.canary,
+                 f.out);
+  Tensor shifted({2, 3}, ACL_FLOAT, f.a.data(), 12, {}, 1);  // overlaps gradOutput partially
+  EXPECT_EQ(phase_one(dy, y, shifted), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(f.a, std::vector<float>(12, 1.0f));
+}
+
+TEST(SeluBackward, EmptyWritesNothing_SELU_EMPTY_1) {
+  std::vector<int8_t> out(4, 7);
+  Tensor dy({3, 0}, ACL_INT8, nullptr, 0), y({3, 0}, ACL_INT8, nullptr, 0),
+      o({3, 0}, ACL_INT8, out.data(), 4);
+  uint64_t ws = 9;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnSeluBackwardGetWorkspaceSize(dy, y, o, &ws, &ex), ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  ASSERT_EQ(aclnnSeluBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(out, std::vector<int8_t>(4, 7));
+}
+
+// SELU-VALUE-1 (lambda included), SELU-ZERO-1 (+/-0 -> lambda), SELU-NAN-1 (NaN y -> NaN).
+TEST(SeluBackward, ValuesOfRecord_SELU_VALUE_1_ZERO_1_NAN_1) {
+  const double lam = 1.0507009873554804934193349852946, la = 1.7580993408473768599402175208123;
+  const float inf = INFINITY, nan = NAN;
+  const std::vector<float> dy = {1, 1, 1, 1, 2, 1, inf, 1, -3, 1};
+  const std::vector<float> y = {0.0f, -0.0f, 5, -1, -1.5f, nan, 2, -inf, inf, 1e-45f};
+  std::vector<float> out(dy.size());
+  const int64_t n = static_cast<int64_t>(dy.size());
+  Tensor a({n}, ACL_FLOAT, const_cast<float *>(dy.data()), n),
+      b({n}, ACL_FLOAT, const_cast<float *>(y.data()), n), c({n}, ACL_FLOAT, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  EXPECT_EQ(out[0], static_cast<float>(lam));  // y = +0: lambda (not lambda*alpha)
+  EXPECT_EQ(out[1], static_cast<float>(lam));  // y = -0 too
+  EXPECT_EQ(out[2], static_cast<float>(lam));  // not 1 (variant doc-literal)
+  EXPECT_EQ(out[3], static_cast<float>(la - 1));
+  EXPECT_EQ(out[4], static_cast<float>(2 * (la - 1.5)));
+  EXPECT_TRUE(std::isnan(out[5]));  // not dy*lambda (variant select-lt)
+  EXPECT_EQ(out[6], inf);
+  EXPECT_EQ(out[7], -inf);  // dy * (-inf + lambda*alpha)
+  EXPECT_EQ(out[8], static_cast<float>(-3 * lam));
+  EXPECT_EQ(out[9], static_cast<float>(lam));
+}
+
+// Float dtypes: exhaustive fp16 and bf16 y (every pattern) with several dy, fp32 random; MPFR.
+template <typename F>
+double run_16bit(aclDataType dt, F decode, double dyv, uint16_t (*encode)(double), int p, int emin,
+                 double max) {
+  const int64_t n = 65536;
+  std::vector<uint16_t> y(n), dy(n, encode(dyv)), out(n);
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint16_t>(i);
+  Tensor a({n}, dt, dy.data(), n), b({n}, dt, y.data(), n), c({n}, dt, out.data(), n);
+  EXPECT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, decode(dy[i]), decode(y[i]));
+    worst = std::max(worst, ulp_error(e.v, decode(out[i]), p, emin, max));
+  }
+  return worst;
+}
+
+TEST(SeluBackwardAccuracy, Fp16Bf16Exhaustive_SELU_VALUE_1) {
+  for (double dy : {1.0, -0.7998046875, 65504.0, 0x1p-24}) {
+    const double w = run_16bit(ACL_FLOAT16, half_to_float, dy, double_to_half, 11, -14, 65504.0);
+    EXPECT_LE(w, 1.0) << "fp16 dy=" << dy;
+  }
+  for (double dy : {1.0, -0.80078125, 0x1.fep127, 0x1p-133}) {
+    const double w = run_16bit(ACL_BF16, bf16_to_float, dy, double_to_bf16, 8, -126, 0x1.fep127);
+    EXPECT_LE(w, 1.0) << "bf16 dy=" << dy;
+  }
+}
+
+TEST(SeluBackwardAccuracy, Fp32Random_SELU_VALUE_1) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::uniform_real_distribution<float> neg(-1.7580993f, 0.0f);
+  const int64_t n = 200000;
+  std::vector<float> dy(n), y(n), out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dy[i] = std::bit_cast<float>(bits(rng));
+    y[i] = i % 2 ? std::bit_cast<float>(bits(rng)) : neg(rng);  // half in the forward range
+  }
+  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
+      c({n}, ACL_FLOAT, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    worst = std::max(worst, ulp_error(e.v, out[i], 24, -126, FLT_MAX));
+  }
+  EXPECT_LE(worst, 2.0);
+  std::printf("[ accuracy ] selu fp32 random: max %.4f ulp\n", worst);
+}
+
+// SELU-INT-1: INT8 exhaustive over all (dy, y) pairs; INT32 random plus near-tie dy (dy*lambda or
+// dy*(y + lambda*alpha) within 2^-20 of a half-integer), all against MPFR rounding.
+TEST(SeluBackwardAccuracy, Int8Exhaustive_SELU_INT_1) {
+  const int64_t n = 65536;
+  std::vector<int8_t> dy(n), y(n), out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dy[i] = static_cast<int8_t>(i & 0xff);
+    y[i] = static_cast<int8_t>(i >> 8);
+  }
+  Tensor a({256, 256}, ACL_INT8, dy.data(), n), b({256, 256}, ACL_INT8, y.data(), n),
+      c({256, 256}, ACL_INT8, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    ASSERT_EQ(out[i], mp_round_sat(e.v, -128, 127)) << "dy=" << int(dy[i]) << " y=" << int(y[i]);
+  }
+}
+
+std::vector<int32_t> near_tie_dys(const char *factor) {
+  // Continued-fraction convergents p/q of 2*factor: q*factor is then close to p/2, a half-integer
+  // when p is odd. Also multiples and neighbours of those q.
+  Mp x, fl, fr;
+  mpfr_set_str(x.v, factor, 10, MPFR_RNDN);
+  mpfr_mul_2ui(x.v, x.v, 1, MPFR_RNDN);
+  std::vector<int64_t> q = {0, 1};  // q_{-1}, q_0 with a0
+  std::vector<int32_t> out;
+  for (int k = 0; k < 40; ++k) {
+    mpfr_floor(fl.v, x.v);
+    const int64_t a = mpfr_get_si(fl.v, MPFR_RNDN);
+    const int64_t qn = a * q.back() + q[q.size() - 2];
+    if (k > 0) {
+      if (qn > std::numeric_limits<int32_t>::max()) break;
+      q.push_back(qn);
+    }
+    mpfr_sub(fr.v, x.v, fl.v, MPFR_RNDN);
+    if (mpfr_zero_p(fr.v)) break;
+    mpfr_ui_div(x.v, 1, fr.v, MPFR_RNDN);
+  }
+  for (int64_t v : q)
+    for (int64_t m : {1, 3})
+      for (int64_t d : {-1, 0, 1}) {
+        const int64_t c = v * m + d;
+        if (c > 0 && c <= std::numeric_limits<int32_t>::max()) {
+          out.push_back(static_cast<int32_t>(c));
+          out.push_back(static_cast<int32_t>(-c));
+        }
+      }
+  return out;
+}
+
+TEST(SeluBackwardAccuracy, Int32RandomAndNearTies_SELU_INT_1) {
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int32_t> any(std::numeric_limits<int32_t>::min(),
+                                             std::numeric_limits<int32_t>::max());
+  std::vector<int32_t> dy, y;
+  for (int32_t d : near_tie_dys(kLambda)) {
+    dy.push_back(d);
+    y.push_back(static_cast<int32_t>(any(rng) & 0x7fffffff));  // y >= 0 branch
+  }
+  for (int32_t yv : {-1, -2, -3}) {  // y < 0 branch: factor y + lambda*alpha
+    Mp f;
+    mpfr_set_str(f.v, kLambdaAlpha, 10, MPFR_RNDN);
+    mpfr_add_si(f.v, f.v, yv, MPFR_RNDN);
+    char buf[128];
+    mpfr_snprintf(buf, sizeof buf, "%.60Rf", f.v);
+    for (int32_t d : near_tie_dys(buf[0] == '-' ? buf + 1 : buf)) {
+      dy.push_back(d);
+      y.push_back(yv);
+    }
+  }
+  const size_t ties = dy.size();
+  for (int i = 0; i < 200000; ++i) {
+    dy.push_back(any(rng));
+    const int32_t r = any(rng);
+    y.push_back(i % 3 == 0 ? r : i % 3 == 1 ? r % 4 : -std::abs(r % 1000));
+  }
+  const int64_t n = static_cast<int64_t>(dy.size());
+  std::vector<int32_t> out(n);
+  Tensor a({n}, ACL_INT32, dy.data(), n), b({n}, ACL_INT32, y.data(), n),
+      c({n}, ACL_INT32, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e, fr;
+  double closest = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    ASSERT_EQ(out[i], mp_round_sat(e.v, INT32_MIN, INT32_MAX)) << "dy=" << dy[i] << " y=" << y[i];
+    if (static_cast<size_t>(i) < ties) {  // how close to a tie the near-tie set came
+      mpfr_frac(fr.v, e.v, MPFR_RNDN);
+      mpfr_abs(fr.v, fr.v, MPFR_RNDN);
+      closest = std::min(closest, std::fabs(mpfr_get_d(fr.v, MPFR_RNDN) - 0.5));
+    }
+  }
+  std::printf("[ accuracy ] int32: %zu near-tie cases, closest |frac - 1/2| = %g\n", ties, closest);
+  EXPECT_LT(closest, 1e-6);  // the set really contains hard cases
+}
+
+TEST(SeluBackward, ViewsAndInPlace_ABI_TENSOR_2_ABI_INPUT_1) {
+  // Transposed gradOutput with an offset, zero-stride result (expanded), strided gradInput.
+  std::vector<float> dys(20), ys(4), outs(40, -5.0f);
+  for (int i = 0; i < 20; ++i) dys[i] = 0.25f * i - 2;
+  ys = {-1.0f, 0.0f, 2.0f, -0.5f};
+  Tensor dy({3, 4}, ACL_FLOAT, dys.data(), 20, {1, 3}, 2);     // (i,j) at 2 + i + 3j
+  Tensor y({3, 4}, ACL_FLOAT, ys.data(), 4, {0, 1});           // (i,j) -> ys[j]
+  Tensor out({3, 4}, ACL_FLOAT, outs.data(), 40, {12, 3}, 1);  // (i,j) at 1 + 12i + 3j
+  ASSERT_EQ(run(dy, y, out), ACLNN_SUCCESS);
+  std::vector<bool> touched(40);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const double d = dys[2 + i + 3 * j], yv = ys[j];
+      const double ref = d * (yv >= 0 ? 1.0507009873554804934 : yv + 1.7580993408473768599);
+      EXPECT_EQ(outs[1 + 12 * i + 3 * j], static_cast<float>(ref));
+      touched[1 + 12 * i + 3 * j] = true;
+    }
+  for (int p = 0; p < 40; ++p)
+    if (!touched[p]) EXPECT_EQ(outs[p], -5.0f) << p;
+  // In-place on gradOutput and on result (INT32).
+  std::vector<int32_t> d = {10, -7, 100000, 3}, r = {-1, 0, 5, -2}, expect(4);
+  Tensor td({4}, ACL_INT32, d.data(), 4), tr({4}, ACL_INT32, r.data(), 4),
+      te({4}, ACL_INT32, expect.data(), 4);
+  ASSERT_EQ(run(td, tr, te), ACLNN_SUCCESS);
+  EXPECT_EQ(expect, (std::vector<int32_t>{8, -7, 105070, -1}));  // 7.58, -7.35, 105070.1, -0.73
+  std::vector<int32_t> d2 = d, r2 = r;
+  Tensor td2({4}, ACL_INT32, d2.data(), 4), tr2({4}, ACL_INT32, r2.data(), 4);
+  ASSERT_EQ(run(td2, tr, td2), ACLNN_SUCCESS);
+  EXPECT_EQ(d2, expect);
+  ASSERT_EQ(run(td, tr2, tr2), ACLNN_SUCCESS);
+  EXPECT_EQ(r2, expect);
+}
+
+TEST(SeluBackward, ThreadCountDeterminism_VAL_DET_1) {
+  const int64_t n = 400003;
+  std::mt19937 rng(1);
+  std::normal_distribution<float> nd(0, 2);
+  std::vector<uint16_t> dy(n), y(n), o1(n), o2(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dy[i] = double_to_half(nd(rng));
+    y[i] = double_to_half(nd(rng));
+  }
+  Tensor a({n}, ACL_FLOAT16, dy.data(), n), b({n}, ACL_FLOAT16, y.data(), n),
+      c1({n}, ACL_FLOAT16, o1.data(), n), c2({n}, ACL_FLOAT16, o2.data(), n);
+  {
+    ScopedEnv env("ACLNN_CPU_NUM_THREADS", "1");
+    ASSERT_EQ(run(a, b, c1), ACLNN_SUCCESS);
+  }
+  {
+    ScopedEnv env("ACLNN_CPU_NUM_THREADS", "2");
+    ASSERT_EQ(run(a, b, c2), ACLNN_SUCCESS);
+  }
+  EXPECT_EQ(o1, o2);
+}
+
+}  // namespace
