@@ -317,3 +317,35 @@ TEST(Compare, PrintsSummaryAndDetails) {
 }
 
 }  // namespace
+
+namespace {
+// VAL-TOL-1 for sums across the overflow threshold: an exact value just below 65520 rounds to
+// 65504 in fp16, but a result computed within the bound may land on 65520 and round to +inf.
+TEST(CompareSum, InfinityIsWithinTheBoundAtTheOverflowThreshold) {
+  using namespace aclnn_ref;
+  ExpectedOutput e;
+  e.name = "out";
+  e.values = HostTensor(DType::kFloat16, {2});
+  e.values.set_bits(0, 0x7bff);  // 65504: the rounding of the exact value
+  e.values.set_bits(1, 0x7bff);
+  // Element 0: the exact value is one double below 65520 (so it rounds to 65504), and the
+  // accumulation error reaches 65520. Element 1: exactly 65504, far from the threshold.
+  e.exact_nearest = {65520.0 - 0x1p-37, 65504.0};
+  e.error_scale = {70000.0, 65504.0};
+  e.term_count = {2, 2};
+  HostTensor got(DType::kFloat16, {2});
+  got.set_bits(0, 0x7c00);  // +inf: a real within the bound rounds to it
+  got.set_bits(1, 0x7c00);  // +inf: no real within the bound of 65504 rounds to it
+  const Comparison c = compare_output(e, got.view(), Tolerance::sum(0x1p-53));
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.mismatch_count, 1);
+  ASSERT_FALSE(c.mismatches.empty());
+  EXPECT_EQ(c.mismatches.front().index, 1);
+  // -inf is never the rounding of a positive value.
+  got.set_bits(1, 0x7bff);
+  got.set_bits(0, 0xfc00);
+  EXPECT_FALSE(compare_output(e, got.view(), Tolerance::sum(0x1p-53)).pass);
+  got.set_bits(0, 0x7c00);
+  EXPECT_TRUE(compare_output(e, got.view(), Tolerance::sum(0x1p-53)).pass);
+}
+}  // namespace
