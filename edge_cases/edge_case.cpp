@@ -25,7 +25,9 @@ TensorArg output_tensor(DType dtype, std::vector<int64_t> shape) {
 
 std::vector<EdgeCase> all_edge_cases() {
   std::vector<EdgeCase> all;
-  for (auto table : {gelu_backward_edge_cases}) {
+  for (auto table : {gelu_backward_edge_cases, selu_backward_edge_cases,
+                     layer_norm_backward_edge_cases, logit_grad_edge_cases,
+                     grouped_bias_add_grad_edge_cases}) {
     auto rows = table();
     all.insert(all.end(), rows.begin(), rows.end());
   }

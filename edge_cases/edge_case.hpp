@@ -28,6 +28,10 @@ struct EdgeCase {
 
 // Tables, one per op (edge_cases/<op>.cpp).
 std::vector<EdgeCase> gelu_backward_edge_cases();
+std::vector<EdgeCase> selu_backward_edge_cases();
+std::vector<EdgeCase> layer_norm_backward_edge_cases();
+std::vector<EdgeCase> logit_grad_edge_cases();
+std::vector<EdgeCase> grouped_bias_add_grad_edge_cases();  // V1 and V2 rows
 
 // All rows of all ops.
 std::vector<EdgeCase> all_edge_cases();

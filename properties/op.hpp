@@ -42,6 +42,16 @@ struct OpDescriptor {
   std::function<std::vector<std::string>(const Case &)> reached;
   std::function<std::string(const Case &, const std::string &output, int64_t index)> value_clause;
 
+  // For standalone repro programs: the op's header ("aclnnop/aclnn_gelu_backward.h"), the name
+  // of its second-phase function, and the C++ statements of its first-phase call given the
+  // variable names of the staged tensors (in the case's order; "nullptr" for NULL ones). The
+  // statements assign `ret` (aclnnStatus), `workspaceSize` and `executor`, creating and
+  // destroying any aclIntArray/aclBoolArray they need.
+  std::string header;
+  std::string phase_two_name;
+  std::function<std::string(const Case &, const std::vector<std::string> &tensor_vars)>
+      repro_phase_one;
+
   // Generators: valid calls, and calls that break exactly one error clause (or several, to test
   // the check order).
   std::function<rc::Gen<Case>(Product)> gen_valid;
@@ -57,6 +67,7 @@ const OpDescriptor &gelu_backward_op();
 const OpDescriptor &selu_backward_op();
 const OpDescriptor &layer_norm_backward_op();
 const OpDescriptor &logit_grad_op();
-const OpDescriptor &grouped_bias_add_grad_op();
+const OpDescriptor &grouped_bias_add_grad_op();     // aclnnGroupedBiasAddGrad (V1)
+const OpDescriptor &grouped_bias_add_grad_v2_op();  // aclnnGroupedBiasAddGradV2
 
 }  // namespace aclnn_conform

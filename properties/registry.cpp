@@ -5,7 +5,8 @@ namespace aclnn_conform {
 const std::vector<const OpDescriptor *> &registry() {
   // One line per op.
   static const std::vector<const OpDescriptor *> ops = {
-      &gelu_backward_op(),
+      &gelu_backward_op(), &selu_backward_op(),         &layer_norm_backward_op(),
+      &logit_grad_op(),    &grouped_bias_add_grad_op(), &grouped_bias_add_grad_v2_op(),
   };
   return ops;
 }
