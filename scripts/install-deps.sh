@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libsleef-dev
   clang-format
+  python3 python3-numpy
 )
 
 missing=()

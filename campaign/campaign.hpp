@@ -1,0 +1,53 @@
+// A conformance campaign: generated cases for every selected op, run on a SUT in child processes
+// (a crash or a hang is a recorded deviation, never the end of the campaign), judged clause by
+// clause, with failing cases shrunk, fingerprinted against the spec's variants and stored in a
+// corpus that the next run replays first.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "campaign/result.hpp"
+#include "properties/judge.hpp"
+
+namespace aclnn_conform {
+
+enum class Tier { kSmoke, kCi, kNightly };
+std::string tier_name(Tier t);
+
+struct CampaignConfig {
+  std::string sut = "builtin";   // "builtin" or the path of a shared library exporting the ABI
+  std::vector<std::string> ops;  // empty: every op in the registry
+  Product product = Product::kAtlasA2;
+  double budget_seconds = 0;  // 0: no time limit (then `cases` must be set)
+  int64_t cases = 0;          // 0: no case limit (then `budget_seconds` must be set)
+  uint64_t seed = 1;
+  int jobs = 1;
+  int shard_index = 0;
+  int shard_count = 1;
+  Tier tier = Tier::kCi;
+  std::string out_dir = "campaign-out";
+  JudgePolicy::Accuracy accuracy = JudgePolicy::Accuracy::kUlp;
+  std::vector<std::string> skips;   // clause IDs or property names ("GeluBackward/valid")
+  std::vector<std::string> xfails;  // clause IDs expected to deviate
+  double case_timeout_seconds = 30;
+  bool progress = false;          // a progress line on stderr
+  bool use_corpus = true;         // replay <out>/corpus first, store new counterexamples there
+  int shrink_attempts = 400;      // per deviation
+  int deviations_per_clause = 3;  // shrink and keep at most this many per clause
+};
+
+// Generator size bound of a tier (rapidcheck's size parameter).
+int tier_max_size(Tier t);
+
+// Runs the campaign and returns its result (reports are written by the caller). Throws
+// std::runtime_error on a set-up error (SUT cannot be loaded, no such op, ...).
+CampaignResult run_campaign(const CampaignConfig &config, std::ostream &log);
+
+// Re-runs stored counterexamples (corpus files or a directory of them) on the SUT.
+CampaignResult replay_cases(const CampaignConfig &config, const std::vector<std::string> &paths,
+                            std::ostream &log);
+
+}  // namespace aclnn_conform

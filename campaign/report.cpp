@@ -1,0 +1,734 @@
+#include "campaign/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "properties/clauses.hpp"
+#include "reference/compare.hpp"
+#include "reference/dtype.hpp"
+
+namespace aclnn_conform {
+namespace {
+
+// Valid UTF-8 only (invalid sequences become U+FFFD), without the C0 controls XML 1.0 forbids
+// (tab, line feed and carriage return stay).
+std::string clean_utf8(const std::string &s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    int len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xe0) == 0xc0)
+      len = 2, cp = c & 0x1f;
+    else if ((c & 0xf0) == 0xe0)
+      len = 3, cp = c & 0x0f;
+    else if ((c & 0xf8) == 0xf0)
+      len = 4, cp = c & 0x07;
+    bool ok = len > 0 && i + len <= n;
+    for (int k = 1; ok && k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80)
+        ok = false;
+      else
+        cp = cp << 6 | (p[i + k] & 0x3f);
+    }
+    // Overlong forms, surrogates and values beyond U+10FFFF are invalid; so are U+FFFE/U+FFFF.
+    if (ok) {
+      const uint32_t min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+      ok = cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) && cp != 0xfffe &&
+           cp != 0xffff;
+    }
+    if (ok) {
+      out.append(s, i, static_cast<size_t>(len));
+      i += static_cast<size_t>(len);
+    } else {
+      out += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string escape_markup(const std::string &s, bool newline_entities) {
+  std::string out;
+  for (char c : clean_utf8(s)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '\n':
+        out += newline_entities ? "&#10;" : "\n";
+        break;
+      case '\r':
+        out += newline_entities ? "&#13;" : "\r";
+        break;
+      case '\t':
+        out += newline_entities ? "&#9;" : "\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string attr(const std::string &s) {
+  return escape_markup(s, true);
+}
+
+std::string status_name(ClauseStatus s) {
+  return clause_status_name(s);
+}
+
+std::string status_css(ClauseStatus s) {
+  switch (s) {
+    case ClauseStatus::kConforms:
+      return "conforms";
+    case ClauseStatus::kDeviates:
+      return "deviates";
+    case ClauseStatus::kNotReached:
+      return "notreached";
+    case ClauseStatus::kSkipped:
+      return "skipped";
+    case ClauseStatus::kExpectedFailure:
+      return "xfail";
+  }
+  return "notreached";
+}
+
+struct Counts {
+  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0;
+};
+Counts count(const CampaignResult &r) {
+  Counts c;
+  for (const auto &v : r.clauses) {
+    switch (v.status) {
+      case ClauseStatus::kConforms:
+        ++c.conforms;
+        break;
+      case ClauseStatus::kDeviates:
+        ++c.deviates;
+        break;
+      case ClauseStatus::kNotReached:
+        ++c.not_reached;
+        break;
+      case ClauseStatus::kSkipped:
+        ++c.skipped;
+        break;
+      case ClauseStatus::kExpectedFailure:
+        ++c.xfail;
+        break;
+    }
+  }
+  return c;
+}
+
+std::string verdict_text(const CampaignResult &r) {
+  if (r.conformant()) return "CONFORMANT";
+  const int64_t n = count(r).deviates;
+  return fmt::format("NOT CONFORMANT: {} deviating clause{}", n, n == 1 ? "" : "s");
+}
+
+std::string seed_text(uint64_t seed) {
+  return fmt::format("{:#x}", seed);
+}
+
+std::string variants_text(const std::vector<std::string> &v) {
+  if (v.empty()) return "no known variant";
+  std::vector<std::string> q;
+  for (const auto &n : v) q.push_back("`" + n + "`");
+  return fmt::format("matches variant{} {}", v.size() == 1 ? "" : "s", fmt::join(q, ", "));
+}
+
+std::string excerpt(const std::string &text, size_t max = 90) {
+  std::string t = text;
+  for (char &c : t)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (t.size() <= max) return t;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xc0) == 0x80) --cut;  // UTF-8 boundary
+  return t.substr(0, cut) + "...";
+}
+
+std::string clause_text(const std::string &id) {
+  const ClauseInfo *c = find_clause(id);
+  return c ? c->text : std::string();
+}
+
+// A Markdown table cell: one line, pipes escaped, no raw HTML.
+std::string md_cell(const std::string &s) {
+  std::string out;
+  for (char c : clean_utf8(s)) {
+    if (c == '\n' || c == '\r' || c == '\t')
+      out += ' ';
+    else if (c == '|')
+      out += "\\|";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// A fenced code block whose fence is longer than any run of backticks inside.
+std::string md_code_block(const std::string &s) {
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  std::string body = clean_utf8(s);
+  if (body.empty() || body.back() != '\n') body += '\n';
+  return fence + "text\n" + body + fence + "\n";
+}
+
+// Inline code span (backticks inside are replaced, the text stays one line).
+std::string md_code(const std::string &s) {
+  std::string t = md_cell(s);
+  std::replace(t.begin(), t.end(), '`', '\'');
+  return "`" + t + "`";
+}
+
+std::string num(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "nan";
+  return fmt::format("{:.4g}", v);
+}
+
+// Ascend precision standard of an accuracy row: pass iff MERE < T and MARE < 10 T.
+struct AscendRow {
+  double threshold = 0;
+  bool known = false;
+  bool pass = false;
+};
+AscendRow ascend_row(const AccuracyStats &a) {
+  AscendRow row;
+  const auto t = aclnn_ref::dtype_from_name(a.dtype);
+  if (!t || !aclnn_ref::is_floating(*t) || a.elements == 0) return row;
+  row.known = true;
+  row.threshold = aclnn_ref::ascend_threshold(*t);
+  row.pass = a.mere() < row.threshold && a.mare < 10 * row.threshold;
+  return row;
+}
+
+// The ops in the order their clauses first appear ("common" included).
+std::vector<std::string> suite_order(const CampaignResult &r) {
+  std::vector<std::string> ops;
+  for (const auto &c : r.clauses)
+    if (std::find(ops.begin(), ops.end(), c.op) == ops.end()) ops.push_back(c.op);
+  return ops;
+}
+
+std::vector<const Deviation *> deviations_of(const CampaignResult &r, const std::string &clause) {
+  std::vector<const Deviation *> out;
+  for (const auto &d : r.deviations)
+    if (d.clause == clause) out.push_back(&d);
+  return out;
+}
+
+std::string expected_got(const Deviation &d) {
+  if (d.expected_status.empty()) return "";
+  return fmt::format("expected status {}, got {}", d.expected_status, d.got_status);
+}
+
+// Element values of a small case's present tensors, one line per tensor.
+constexpr int64_t kSmallCase = 64;
+std::vector<std::pair<std::string, std::string>> small_case_values(const Case &c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  int64_t total = 0;
+  for (const auto &[n, t] : c.tensors)
+    if (t.present) total += t.numel();
+  if (total > kSmallCase) return out;
+  for (const auto &[n, t] : c.tensors) {
+    if (!t.present) continue;
+    std::string line;
+    const auto v = t.view();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      line += (i ? ", " : "") + fmt::format("{:.9g}", v.at(i));
+      if (aclnn_ref::is_floating(t.dtype))
+        line += fmt::format(" (0x{:0{}x})", t.bits_at(i), aclnn_ref::dtype_size(t.dtype) * 2);
+    }
+    out.emplace_back(n, line.empty() ? "(empty)" : line);
+  }
+  return out;
+}
+
+std::string item_kind(const std::string &entry) {
+  return find_clause(entry) ? "clause" : "property";
+}
+
+void write_file(const std::filesystem::path &p, const std::string &text) {
+  std::ofstream f(p, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string &s) {
+  return escape_markup(s, true);
+}
+std::string html_escape(const std::string &s) {
+  return escape_markup(s, false);
+}
+
+// ---------------------------------------------------------------------------------- Markdown
+
+std::string render_markdown(const CampaignResult &r) {
+  const Counts n = count(r);
+  std::string s = "# aclnn-conform conformance report\n\n";
+  s += "| | |\n|---|---|\n";
+  s += "| SUT | " + md_cell(r.sut) + " |\n";
+  s += "| Product | " + md_cell(r.product) + " |\n";
+  s += "| Tier | " + md_cell(r.tier) + " |\n";
+  s += "| Accuracy policy | " + md_cell(r.policy) + " |\n";
+  s += "| Seed | " + seed_text(r.seed) + " |\n";
+  s += "| Shard | " + md_cell(r.shard) + " |\n";
+  s += "| Ops | " + md_cell(fmt::format("{}", fmt::join(r.ops, ", "))) + " |\n";
+  s += fmt::format("| Cases | {} |\n", r.cases);
+  s += fmt::format("| Time | {:.1f} s |\n", r.seconds);
+  s += "| Verdict | **" + verdict_text(r) + "** |\n\n";
+  s += fmt::format(
+      "{} clauses: {} conform, {} deviate, {} not reached, {} skipped by request, {} expected "
+      "failures; {} deviation{} found.\n\n",
+      r.clauses.size(), n.conforms, n.deviates, n.not_reached, n.skipped, n.xfail,
+      r.deviations.size(), r.deviations.size() == 1 ? "" : "s");
+
+  s += "## Clauses\n\n";
+  s += "| Clause | Op | Status | Reached | Deviations | Variants matched | Text |\n";
+  s += "|---|---|---|---:|---:|---|---|\n";
+  for (const auto &c : r.clauses) {
+    std::string st = status_name(c.status);
+    if (c.status == ClauseStatus::kDeviates) st = "**" + st + "**";
+    std::vector<std::string> vs;
+    for (const auto &v : c.variants) vs.push_back(md_code(v));
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.id), md_cell(c.op), st,
+                     c.reached, c.deviations, fmt::join(vs, ", "),
+                     md_cell(excerpt(clause_text(c.id))));
+  }
+  s += "\n";
+
+  s += "## Deviations\n\n";
+  if (r.deviations.empty()) s += "None.\n\n";
+  for (size_t i = 0; i < r.deviations.size(); ++i) {
+    const Deviation &d = r.deviations[i];
+    s += fmt::format("### {}. {} ({})\n\n", i + 1, md_cell(d.clause), md_cell(d.op));
+    s += "- Kind: " + md_cell(d.kind.empty() ? "deviation" : d.kind) + "\n";
+    s += "- Variants: " + variants_text(d.variants) + "\n";
+    s += "- Case: " + md_code(d.minimal.describe()) + "\n";
+    if (!d.expected_status.empty()) s += "- Status: " + md_cell(expected_got(d)) + "\n";
+    if (!d.detail.empty()) s += "- Detail: " + md_cell(d.detail) + "\n";
+    if (!d.origin.empty())
+      s += fmt::format("- Origin: {} (shrunk in {} steps)\n", md_cell(d.origin), d.shrink_steps);
+    s += "- Repro: " +
+         (d.repro_file.empty() ? std::string("(none written)") : md_code(d.repro_file)) + "\n";
+    if (!d.corpus_file.empty()) s += "- Corpus entry: " + md_code(d.corpus_file) + "\n";
+    s += "\nFailures:\n\n" + md_code_block(d.all_failures.empty() ? d.detail : d.all_failures) +
+         "\n";
+  }
+
+  s += "## Accuracy\n\n";
+  if (r.accuracy.empty()) {
+    s += "No outputs compared.\n\n";
+  } else {
+    s += "ULP error of every compared output element against the value of record (VAL-TOL-1 part "
+         "2), and the Ascend precision standard (part 1: MERE < T and MARE < 10 T).\n\n";
+    s += "| Op | Dtype | Elements | Max ulps |";
+    for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
+      s += fmt::format(" {} |", md_cell(aclnn_ref::bucket_label(b)));
+    s += " MERE | MARE | Ascend standard |\n|---|---|---:|---:|";
+    for (int b = 0; b < aclnn_ref::kBucketCount; ++b) s += "---:|";
+    s += "---:|---:|---|\n";
+    for (const auto &a : r.accuracy) {
+      s += fmt::format("| {} | {} | {} | {} |", md_cell(a.op), md_cell(a.dtype), a.elements,
+                       num(a.max_ulps));
+      for (int b = 0; b < aclnn_ref::kBucketCount; ++b) s += fmt::format(" {} |", a.histogram[b]);
+      const AscendRow row = ascend_row(a);
+      s += fmt::format(
+          " {} | {} | {} |\n", num(a.mere()), num(a.mare),
+          row.known ? fmt::format("{} (T = {})", row.pass ? "pass" : "FAIL", num(row.threshold))
+                    : "n/a");
+    }
+    s += "\n";
+  }
+
+  s += "## Skipped, expected failures and unreached clauses\n\n";
+  s += "Nothing below is a conformance statement: each entry is a property that did not run, or "
+       "whose failure was tolerated, or a clause no case exercised.\n\n";
+  bool any = false;
+  for (const auto &e : r.skipped) {
+    s += "- Skipped by request (" + item_kind(e) + "): " + md_code(e) +
+         " - not checked in this campaign.\n";
+    any = true;
+  }
+  for (const auto &e : r.xfails) {
+    s += "- Expected failure (xfail, " + item_kind(e) + "): " + md_code(e) +
+         " - failures are tolerated and do not count against the verdict.\n";
+    any = true;
+  }
+  for (const auto &c : r.clauses) {
+    if (c.status == ClauseStatus::kSkipped)
+      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) +
+           "): SKIPPED by request - not checked.\n";
+    else if (c.status == ClauseStatus::kExpectedFailure)
+      s += fmt::format(
+          "- Clause {} ({}): EXPECTED FAILURE (xfail) - {} deviation(s) in {} cases "
+          "tolerated{}.\n",
+          md_code(c.id), md_cell(c.op), c.deviations, c.reached,
+          c.first_detail.empty() ? "" : "; first: " + md_cell(c.first_detail));
+    else if (c.status == ClauseStatus::kNotReached)
+      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) +
+           "): NOT REACHED - no case exercised it.\n";
+    else
+      continue;
+    any = true;
+  }
+  if (!any) s += "None: every clause was exercised and judged.\n";
+  s += "\n## Warnings\n\n";
+  if (r.warnings.empty()) s += "None.\n";
+  for (const auto &w : r.warnings) s += "- " + md_cell(w) + "\n";
+  return s;
+}
+
+// ---------------------------------------------------------------------------------- JUnit XML
+
+std::string render_junit(const CampaignResult &r) {
+  const Counts total = count(r);
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += fmt::format(
+      "<testsuites name=\"aclnn-conform\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+      "skipped=\"{}\" time=\"{:.3f}\">\n",
+      r.clauses.size(), total.deviates, total.not_reached + total.skipped + total.xfail, r.seconds);
+  for (const auto &op : suite_order(r)) {
+    int64_t tests = 0, failures = 0, skipped = 0, reached = 0, deviations = 0;
+    for (const auto &c : r.clauses) {
+      if (c.op != op) continue;
+      ++tests;
+      reached += c.reached;
+      deviations += c.deviations;
+      if (c.status == ClauseStatus::kDeviates)
+        ++failures;
+      else if (c.status != ClauseStatus::kConforms)
+        ++skipped;
+    }
+    s += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+        "time=\"0\">\n",
+        attr(op), tests, failures, skipped);
+    s += "    <properties>\n";
+    const std::pair<std::string, std::string> props[] = {{"sut", r.sut},
+                                                         {"product", r.product},
+                                                         {"tier", r.tier},
+                                                         {"policy", r.policy},
+                                                         {"seed", seed_text(r.seed)},
+                                                         {"shard", r.shard},
+                                                         {"cases", std::to_string(r.cases)},
+                                                         {"reached", std::to_string(reached)},
+                                                         {"deviations", std::to_string(deviations)},
+                                                         {"verdict", verdict_text(r)}};
+    for (const auto &[k, v] : props)
+      s += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", attr(k), attr(v));
+    s += "    </properties>\n";
+    for (const auto &c : r.clauses) {
+      if (c.op != op) continue;
+      s += fmt::format("    <testcase classname=\"aclnn.{}\" name=\"{}\" time=\"0\">\n", attr(c.op),
+                       attr(c.id));
+      s += "      <properties>\n";
+      s += fmt::format("        <property name=\"reached\" value=\"{}\"/>\n", c.reached);
+      s += fmt::format("        <property name=\"deviations\" value=\"{}\"/>\n", c.deviations);
+      s += fmt::format("        <property name=\"status\" value=\"{}\"/>\n",
+                       attr(status_name(c.status)));
+      if (!c.variants.empty())
+        s += fmt::format("        <property name=\"variants\" value=\"{}\"/>\n",
+                         attr(fmt::format("{}", fmt::join(c.variants, ","))));
+      s += "      </properties>\n";
+      switch (c.status) {
+        case ClauseStatus::kDeviates: {
+          const auto devs = deviations_of(r, c.id);
+          std::string type = "deviation", body;
+          if (!devs.empty() && !devs.front()->kind.empty()) type = devs.front()->kind;
+          body = fmt::format("{} of {} cases deviate; {}.\n", c.deviations, c.reached,
+                             variants_text(c.variants));
+          for (const Deviation *d : devs) {
+            body += "\ncase: " + d->minimal.describe() + "\n";
+            if (!d->expected_status.empty()) body += expected_got(*d) + "\n";
+            if (!d->repro_file.empty()) body += "repro: " + d->repro_file + "\n";
+            body += d->all_failures.empty() ? d->detail + "\n" : d->all_failures + "\n";
+          }
+          std::string message = c.first_detail;
+          if (message.empty() && !devs.empty()) message = devs.front()->detail;
+          if (message.empty()) message = "deviates";
+          s += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+                           attr(message), attr(type), html_escape(body));
+          break;
+        }
+        case ClauseStatus::kNotReached:
+          s += "      <skipped message=\"not reached\"/>\n";
+          break;
+        case ClauseStatus::kSkipped:
+          s += "      <skipped message=\"skipped by request\"/>\n";
+          break;
+        case ClauseStatus::kExpectedFailure:
+          s += "      <skipped message=\"expected failure (xfail)\"/>\n";
+          break;
+        case ClauseStatus::kConforms:
+          break;
+      }
+      s += "    </testcase>\n";
+    }
+    s += "  </testsuite>\n";
+  }
+  s += "</testsuites>\n";
+  return s;
+}
+
+// ---------------------------------------------------------------------------------- HTML
+
+namespace {
+
+constexpr const char *kCss =
+    R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em;color:#222;max-width:1400px}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;font-size:.9em}
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.verdict{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block;border-radius:4px}
+.ok{background:#d8f3d8;color:#145214}.bad{background:#fadada;color:#7a1010}
+.st{font-weight:bold;border-radius:3px;padding:0 .4em;white-space:nowrap}
+.st-conforms{background:#d8f3d8;color:#145214}.st-deviates{background:#fadada;color:#7a1010}
+.st-notreached{background:#eee;color:#555}.st-skipped{background:#fff3c4;color:#6b5200}
+.st-xfail{background:#ffe0c2;color:#7a3d00}
+pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+code{background:#f3f3f3;padding:0 .2em}
+.dev{border:1px solid #e0b4b4;border-radius:4px;padding:.2em 1em;margin:1em 0}
+.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em}
+.chart svg text{font-family:sans-serif;font-size:10px}
+)";
+
+std::string h(const std::string &s) {
+  return html_escape(s);
+}
+
+std::string status_span(ClauseStatus st) {
+  return fmt::format("<span class=\"st st-{}\">{}</span>", status_css(st), h(status_name(st)));
+}
+
+// One ULP-error histogram as an inline SVG bar chart (log scale: counts span many decades).
+std::string histogram_svg(const AccuracyStats &a) {
+  constexpr int kBarW = 44, kGap = 6, kLeft = 8, kTop = 18, kPlotH = 120;
+  constexpr int kW = kLeft * 2 + aclnn_ref::kBucketCount * (kBarW + kGap), kH = kTop + kPlotH + 34;
+  int64_t max = 0;
+  for (int64_t v : a.histogram) max = std::max(max, v);
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\">\n",
+      kW, kH, kW, kH, attr("ULP error histogram of " + a.op + " " + a.dtype));
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>\n", kLeft,
+                   kTop + kPlotH, kW - kLeft, kTop + kPlotH);
+  for (int b = 0; b < aclnn_ref::kBucketCount; ++b) {
+    const int64_t v = a.histogram[static_cast<size_t>(b)];
+    const double frac = max > 0 ? std::log10(1.0 + static_cast<double>(v)) /
+                                      std::log10(1.0 + static_cast<double>(max))
+                                : 0;
+    const int bh = v > 0 ? std::max(1, static_cast<int>(std::lround(frac * kPlotH))) : 0;
+    const int x = kLeft + b * (kBarW + kGap);
+    const char *color = b == aclnn_ref::kBClass ? "#c0392b"
+                        : b <= aclnn_ref::kB1   ? "#2e86c1"
+                        : b <= aclnn_ref::kB4   ? "#f39c12"
+                                                : "#c0392b";
+    s += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} ulps: {}"
+        "</title></rect>\n",
+        x, kTop + kPlotH - bh, kBarW, bh, color, h(aclnn_ref::bucket_label(b)), v);
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + kBarW / 2,
+                     kTop + kPlotH - bh - 4, v);
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + kBarW / 2,
+                     kTop + kPlotH + 14, h(aclnn_ref::bucket_label(b)));
+  }
+  s += fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">ulps (bar height: log scale)"
+      "</text>\n",
+      kW / 2, kTop + kPlotH + 30);
+  s += "</svg>";
+  return s;
+}
+
+}  // namespace
+
+std::string render_html(const CampaignResult &r) {
+  const Counts n = count(r);
+  std::string s =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>aclnn-conform report: " +
+      h(r.sut) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n";
+  s += "<h1>aclnn-conform conformance report</h1>\n";
+  s += fmt::format("<p class=\"verdict {}\">{}</p>\n", r.conformant() ? "ok" : "bad",
+                   h(verdict_text(r)));
+  s += "<table>\n";
+  const std::pair<std::string, std::string> rows[] = {
+      {"SUT", r.sut},
+      {"Product", r.product},
+      {"Tier", r.tier},
+      {"Accuracy policy", r.policy},
+      {"Seed", seed_text(r.seed)},
+      {"Shard", r.shard},
+      {"Ops", fmt::format("{}", fmt::join(r.ops, ", "))},
+      {"Cases", std::to_string(r.cases)},
+      {"Time", fmt::format("{:.1f} s", r.seconds)},
+      {"Clauses",
+       fmt::format("{}: {} conform, {} deviate, {} not reached, {} skipped, {} expected failures",
+                   r.clauses.size(), n.conforms, n.deviates, n.not_reached, n.skipped, n.xfail)}};
+  for (const auto &[k, v] : rows) s += "<tr><th>" + h(k) + "</th><td>" + h(v) + "</td></tr>\n";
+  s += "</table>\n";
+
+  s += "<h2>Clauses</h2>\n<table>\n<tr><th>Clause</th><th>Op</th><th>Status</th><th>Reached</th>"
+       "<th>Deviations</th><th>Variants matched</th><th>Text</th></tr>\n";
+  for (const auto &c : r.clauses) {
+    s += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td>{}</td><td title=\"{}\">{}</td></tr>\n",
+        h(c.id), h(c.op), status_span(c.status), c.reached, c.deviations,
+        h(fmt::format("{}", fmt::join(c.variants, ", "))), attr(clause_text(c.id)),
+        h(excerpt(clause_text(c.id))));
+  }
+  s += "</table>\n";
+
+  s += "<h2>Deviations</h2>\n";
+  if (r.deviations.empty()) s += "<p>None.</p>\n";
+  for (size_t i = 0; i < r.deviations.size(); ++i) {
+    const Deviation &d = r.deviations[i];
+    s += fmt::format(
+        "<div class=\"dev\" id=\"dev{}\">\n<h3>{}. <code>{}</code> ({}) &ndash; {}</h3>\n", i + 1,
+        i + 1, h(d.clause), h(d.op), h(d.kind.empty() ? "deviation" : d.kind));
+    s += "<table>\n";
+    s += "<tr><th>Variants</th><td>" + h(variants_text(d.variants)) + "</td></tr>\n";
+    s += "<tr><th>Case</th><td><code>" + h(d.minimal.describe()) + "</code></td></tr>\n";
+    if (!d.expected_status.empty())
+      s += "<tr><th>Status</th><td>" + h(expected_got(d)) + "</td></tr>\n";
+    if (!d.origin.empty())
+      s += "<tr><th>Origin</th><td>" +
+           h(fmt::format("{} (shrunk in {} steps)", d.origin, d.shrink_steps)) + "</td></tr>\n";
+    s += "<tr><th>Repro</th><td>" +
+         (d.repro_file.empty() ? std::string("(none written)")
+                               : "<code>" + h(d.repro_file) + "</code>") +
+         "</td></tr>\n";
+    if (!d.corpus_file.empty())
+      s += "<tr><th>Corpus entry</th><td><code>" + h(d.corpus_file) + "</code></td></tr>\n";
+    const auto values = small_case_values(d.minimal);
+    for (const auto &[name, line] : values)
+      s += "<tr><th>" + h(name) + "</th><td><code>" + h(line) + "</code></td></tr>\n";
+    if (values.empty())
+      s += "<tr><th>Inputs</th><td>(more than " + std::to_string(kSmallCase) +
+           " elements: see the repro or the corpus entry)</td></tr>\n";
+    s += "</table>\n<pre>" + h(d.all_failures.empty() ? d.detail : d.all_failures) +
+         "</pre>\n</div>\n";
+  }
+
+  s += "<h2>Accuracy</h2>\n";
+  if (r.accuracy.empty()) {
+    s += "<p>No outputs compared.</p>\n";
+  } else {
+    s += "<p>ULP error against the value of record (VAL-TOL-1 part 2) and the Ascend precision "
+         "standard (part 1: MERE &lt; T and MARE &lt; 10&nbsp;T).</p>\n";
+    s += "<table>\n<tr><th>Op</th><th>Dtype</th><th>Elements</th><th>Max ulps</th><th>MERE</th>"
+         "<th>MARE</th><th>Ascend standard</th></tr>\n";
+    for (const auto &a : r.accuracy) {
+      const AscendRow row = ascend_row(a);
+      s += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+          h(a.op), h(a.dtype), a.elements, h(num(a.max_ulps)), h(num(a.mere())), h(num(a.mare)),
+          row.known ? fmt::format("<span class=\"st st-{}\">{}</span> (T = {})",
+                                  row.pass ? "conforms" : "deviates", row.pass ? "pass" : "fail",
+                                  h(num(row.threshold)))
+                    : "n/a");
+    }
+    s += "</table>\n<div class=\"charts\">\n";
+    for (const auto &a : r.accuracy) {
+      s += "<div class=\"chart\"><div><b>" + h(a.op) + "</b> " + h(a.dtype) +
+           fmt::format(" &ndash; {} elements, max {} ulps</div>\n", a.elements, h(num(a.max_ulps)));
+      s += histogram_svg(a) + "\n</div>\n";
+    }
+    s += "</div>\n";
+  }
+
+  s += "<h2>Skipped, expected failures and unreached clauses</h2>\n"
+       "<p>Nothing below is a conformance statement: each entry is a property that did not run, "
+       "or whose failure was tolerated, or a clause no case exercised.</p>\n<ul>\n";
+  bool any = false;
+  for (const auto &e : r.skipped) {
+    s += "<li>Skipped by request (" + h(item_kind(e)) + "): <code>" + h(e) +
+         "</code> &ndash; not checked in this campaign.</li>\n";
+    any = true;
+  }
+  for (const auto &e : r.xfails) {
+    s += "<li>Expected failure (xfail, " + h(item_kind(e)) + "): <code>" + h(e) +
+         "</code> &ndash; failures are tolerated and do not count against the verdict.</li>\n";
+    any = true;
+  }
+  for (const auto &c : r.clauses) {
+    if (c.status == ClauseStatus::kConforms || c.status == ClauseStatus::kDeviates) continue;
+    std::string why = c.status == ClauseStatus::kSkipped ? "skipped by request &ndash; not checked"
+                      : c.status == ClauseStatus::kExpectedFailure
+                          ? fmt::format(
+                                "expected failure (xfail) &ndash; {} deviation(s) in {} "
+                                "cases tolerated",
+                                c.deviations, c.reached)
+                          : std::string("not reached &ndash; no case exercised it");
+    s += "<li>Clause <code>" + h(c.id) + "</code> (" + h(c.op) + "): " + status_span(c.status) +
+         " " + why + "</li>\n";
+    any = true;
+  }
+  if (!any) s += "<li>None: every clause was exercised and judged.</li>\n";
+  s += "</ul>\n<h2>Warnings</h2>\n";
+  if (r.warnings.empty())
+    s += "<p>None.</p>\n";
+  else {
+    s += "<ul>\n";
+    for (const auto &w : r.warnings) s += "<li>" + h(w) + "</li>\n";
+    s += "</ul>\n";
+  }
+  s += "</body>\n</html>\n";
+  return s;
+}
+
+void write_reports(const CampaignResult &r, const std::string &out_dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(out_dir);
+  write_file(fs::path(out_dir) / "report.md", render_markdown(r));
+  write_file(fs::path(out_dir) / "report.xml", render_junit(r));
+  write_file(fs::path(out_dir) / "report.html", render_html(r));
+}
+
+}  // namespace aclnn_conform

@@ -1,0 +1,729 @@
+#include "campaign/repro.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "reference/dtype.hpp"
+
+namespace aclnn_conform {
+namespace {
+
+using aclnn_ref::DType;
+
+const char *acl_dtype_enum(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return "ACL_FLOAT";
+    case DType::kFloat16:
+      return "ACL_FLOAT16";
+    case DType::kInt8:
+      return "ACL_INT8";
+    case DType::kInt32:
+      return "ACL_INT32";
+    case DType::kUInt8:
+      return "ACL_UINT8";
+    case DType::kInt16:
+      return "ACL_INT16";
+    case DType::kUInt16:
+      return "ACL_UINT16";
+    case DType::kUInt32:
+      return "ACL_UINT32";
+    case DType::kInt64:
+      return "ACL_INT64";
+    case DType::kUInt64:
+      return "ACL_UINT64";
+    case DType::kFloat64:
+      return "ACL_DOUBLE";
+    case DType::kBool:
+      return "ACL_BOOL";
+    case DType::kBFloat16:
+      return "ACL_BF16";
+  }
+  return "ACL_DT_UNDEFINED";
+}
+
+// A double as a C++17 literal that reads back exactly.
+std::string double_literal(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "HUGE_VAL" : "-HUGE_VAL";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  return fmt::format("{:a}", v);
+}
+
+// Text safe inside a /* */ or // comment (no "*/", no line breaks).
+std::string comment_text(std::string s) {
+  for (char &ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  size_t p;
+  while ((p = s.find("*/")) != std::string::npos) s.replace(p, 2, "* /");
+  return s;
+}
+
+// A C string literal.
+std::string c_string(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += static_cast<char>(ch);
+    else if (ch == '\n')
+      out += "\\n";
+    else if (ch < 0x20 || ch >= 0x7f)
+      out += fmt::format("\\{:03o}", ch);  // octal escapes never swallow following digits
+    else if (ch == '?')
+      out += "\\?";  // no trigraphs
+    else
+      out += static_cast<char>(ch);
+  }
+  return out + "\"";
+}
+
+std::string byte_array(const std::vector<std::byte> &bytes, const std::string &indent) {
+  std::string s = "{";
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i % 16 == 0) {
+      s += '\n';
+      s += indent;
+    }
+    s += fmt::format("0x{:02x},", static_cast<unsigned>(bytes[i]));
+    if (i % 16 != 15 && i + 1 != bytes.size()) s += ' ';
+  }
+  if (!bytes.empty()) {
+    s += '\n';
+    s.append(indent, 0, indent.size() >= 2 ? indent.size() - 2 : 0);
+  }
+  return s + "}";
+}
+
+// Ordered-integer key of a float's bits (+0 and -0 both map to 0), and back.
+int64_t float_key(uint64_t bits, size_t size) {
+  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
+  const uint64_t mag = bits & (sign - 1);
+  return (bits & sign) ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag);
+}
+uint64_t key_bits(int64_t key, size_t size) {
+  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
+  return key >= 0 ? static_cast<uint64_t>(key) : (sign | static_cast<uint64_t>(-key));
+}
+
+int ceil_log2(int64_t n) {
+  int k = 0;
+  while (k < 63 && (int64_t{1} << k) < n) ++k;
+  return k;
+}
+
+std::string var_name(const std::string &param) {
+  static const std::set<std::string> taken = {"ret",        "workspaceSize",
+                                              "executor",   "stream",
+                                              "deviceId",   "workspaceAddr",
+                                              "deviations", "args",
+                                              "main",       "ran",
+                                              "Init",       "kGuard",
+                                              "nullptr",    "normalizedShape",
+                                              "outputMask"};
+  std::string v;
+  for (char ch : param) v += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  if (v.empty() || std::isdigit(static_cast<unsigned char>(v[0]))) v = "t_" + v;
+  if (taken.count(v)) v += "Tensor";
+  return v;
+}
+
+const aclnn_ref::ExpectedOutput *find_expected(const std::vector<aclnn_ref::ExpectedOutput> &ev,
+                                               const std::string &name) {
+  for (const auto &e : ev)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+// The fixed part of every repro: macros, the tensor record and its helpers.
+constexpr const char *kPrelude = R"PRELUDE(#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define LOG_PRINT(message, ...)     \
+  do {                              \
+    printf(message, ##__VA_ARGS__); \
+  } while (0)
+
+namespace {
+
+// Every storage sits between two guard regions filled with kCanary, so writes outside it show.
+constexpr size_t kGuardBytes = 64;
+constexpr unsigned char kCanary = 0xA5;
+
+// One tensor argument: a view (shape, strides and offset in elements) over its own storage.
+struct ReproTensor {
+  const char *name;
+  bool isOutput;
+  aclDataType dataType;
+  size_t elementSize;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  int64_t offset;
+  std::vector<unsigned char> storage;  // the storage's bytes before the call (little-endian)
+  void *deviceAddr = nullptr;          // guard | storage | guard
+  aclTensor *tensor = nullptr;
+  std::vector<unsigned char> after;  // the storage's bytes after the call
+  bool guardsIntact = true;
+};
+
+// A value of record and the interval of results accepted around it (NaN: any NaN).
+struct Expected {
+  uint64_t bits;
+  double lo;
+  double hi;
+  double exact;  // the exact value nearest double (Ascend metrics)
+};
+
+int64_t GetShapeSize(const std::vector<int64_t> &shape) {
+  int64_t shapeSize = 1;
+  for (auto i : shape) {
+    shapeSize *= i;
+  }
+  return shapeSize;
+}
+
+int Init(int32_t deviceId, aclrtStream *stream) {
+  // 固定写法，资源初始化
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret);
+            return ret);
+  return 0;
+}
+
+// Copies the storage to the device (between guards) and creates the aclTensor over it.
+// Returns 0, 1 if aclCreateTensor refused the view (a deviation, ABI-TENSOR-1), 2 on a runtime
+// failure.
+int CreateAclTensor(ReproTensor &t) {
+  const size_t total = t.storage.size() + 2 * kGuardBytes;
+  std::vector<unsigned char> host(total, kCanary);
+  if (!t.storage.empty()) memcpy(host.data() + kGuardBytes, t.storage.data(), t.storage.size());
+  // 调用aclrtMalloc申请device侧内存
+  auto ret = aclrtMalloc(&t.deviceAddr, total, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return 2);
+  // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+  ret = aclrtMemcpy(t.deviceAddr, total, host.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return 2);
+  // 调用aclCreateTensor接口创建aclTensor
+  const int64_t storageDims[1] = {static_cast<int64_t>(t.storage.size() / t.elementSize)};
+  t.tensor = aclCreateTensor(t.shape.data(), t.shape.size(), t.dataType, t.strides.data(),
+                             t.offset, aclFormat::ACL_FORMAT_ND, storageDims, 1,
+                             static_cast<unsigned char *>(t.deviceAddr) + kGuardBytes);
+  CHECK_RET(t.tensor != nullptr,
+            LOG_PRINT("DEVIATION (ABI-TENSOR-1): aclCreateTensor refused the valid view of %s\n",
+                      t.name);
+            return 1);
+  return 0;
+}
+
+// Copies the storage back and checks the guards.
+int ReadBack(ReproTensor &t) {
+  const size_t total = t.storage.size() + 2 * kGuardBytes;
+  std::vector<unsigned char> host(total, 0);
+  auto ret = aclrtMemcpy(host.data(), total, t.deviceAddr, total, ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS,
+            LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret);
+            return 2);
+  for (size_t i = 0; i < kGuardBytes; ++i) {
+    if (host[i] != kCanary || host[total - 1 - i] != kCanary) t.guardsIntact = false;
+  }
+  t.after.assign(host.begin() + kGuardBytes, host.begin() + kGuardBytes + t.storage.size());
+  return 0;
+}
+
+// Storage element of the row-major flat index of the view.
+int64_t StorageIndex(const ReproTensor &t, int64_t flat) {
+  int64_t pos = t.offset;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    pos += (flat % t.shape[d]) * t.strides[d];
+    flat /= t.shape[d];
+  }
+  return pos;
+}
+
+uint64_t BitsAt(const ReproTensor &t, const std::vector<unsigned char> &storage, int64_t flat) {
+  uint64_t bits = 0;
+  memcpy(&bits, storage.data() + StorageIndex(t, flat) * t.elementSize, t.elementSize);
+  return bits;
+}
+
+double Decode16(uint64_t h, int expBits) {
+  const int mantBits = 15 - expBits;
+  const int bias = (1 << (expBits - 1)) - 1;
+  const int e = static_cast<int>(h >> mantBits) & ((1 << expBits) - 1);
+  const int m = static_cast<int>(h) & ((1 << mantBits) - 1);
+  const double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (e == (1 << expBits) - 1) return m ? NAN : sign * HUGE_VAL;
+  if (e == 0) return sign * std::ldexp(m, 1 - bias - mantBits);
+  return sign * std::ldexp(m + (1 << mantBits), e - bias - mantBits);
+}
+
+// The value of an element's bits (exact for every dtype but 64-bit integers beyond 2^53).
+double Decode(uint64_t bits, aclDataType dataType) {
+  switch (dataType) {
+    case ACL_FLOAT: {
+      float f;
+      uint32_t b = static_cast<uint32_t>(bits);
+      memcpy(&f, &b, 4);
+      return f;
+    }
+    case ACL_DOUBLE: {
+      double d;
+      memcpy(&d, &bits, 8);
+      return d;
+    }
+    case ACL_FLOAT16:
+      return Decode16(bits, 5);
+    case ACL_BF16:
+      return Decode16(bits, 8);
+    case ACL_INT8:
+      return static_cast<int8_t>(bits);
+    case ACL_INT16:
+      return static_cast<int16_t>(bits);
+    case ACL_INT32:
+      return static_cast<int32_t>(bits);
+    case ACL_INT64:
+      return static_cast<double>(static_cast<int64_t>(bits));
+    case ACL_BOOL:
+      return (bits & 0xff) != 0;
+    default:
+      return static_cast<double>(bits);
+  }
+}
+
+// Checks that the bytes of t that the view does not cover (or all bytes, if wholeStorage) are
+// as they were before the call.
+int CheckUnchanged(const ReproTensor &t, bool wholeStorage) {
+  std::vector<bool> covered(t.storage.size(), wholeStorage);
+  const int64_t n = GetShapeSize(t.shape);
+  for (int64_t i = 0; i < n && !wholeStorage; i++) {
+    const size_t pos = static_cast<size_t>(StorageIndex(t, i)) * t.elementSize;
+    for (size_t b = 0; b < t.elementSize; b++) covered[pos + b] = true;
+  }
+  for (size_t b = 0; b < t.storage.size(); b++) {
+    if (!covered[b] == wholeStorage) continue;
+    if (t.after[b] != t.storage[b]) {
+      LOG_PRINT("DEVIATION (ABI-INPUT-1): %s %s was modified (first changed byte %zu)\n",
+                t.isOutput ? "output" : "input", t.name, b);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void PrintElement(const char *what, uint64_t bits, double value, size_t elementSize) {
+  LOG_PRINT("%s 0x%0*llx (%.9g)", what, static_cast<int>(elementSize * 2),
+            static_cast<unsigned long long>(bits), value);
+}
+
+// Compares every element of an output view with its value of record. Returns 1 on a deviation.
+[[maybe_unused]] int CheckOutput(const ReproTensor &t, const std::vector<Expected> &expected,
+                                 bool ascend,
+                double ascendT, int maxPrinted) {
+  const int64_t n = GetShapeSize(t.shape);
+  int64_t mismatches = 0;
+  double relSum = 0;
+  double mare = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const Expected &e = expected[static_cast<size_t>(i)];
+    const uint64_t gotBits = BitsAt(t, t.after, i);
+    const double got = Decode(gotBits, t.dataType);
+    const double want = Decode(e.bits, t.dataType);
+    const bool classMismatch = std::isnan(want) != std::isnan(got) ||
+                               (!std::isnan(want) && std::isinf(want) != std::isinf(got)) ||
+                               (std::isinf(want) && std::isinf(got) && (want > 0) != (got > 0));
+    bool bad = classMismatch;
+    double rel = 0;
+    if (classMismatch) {
+      rel = HUGE_VAL;
+    } else if (std::isfinite(want)) {
+      rel = std::fabs(got - e.exact) / (std::fabs(e.exact) + 1e-7);
+    }
+    relSum += rel;
+    if (rel > mare) mare = rel;
+    if (!bad && std::isfinite(want)) {
+      bad = ascend ? rel >= 10 * ascendT : !(e.lo <= got && got <= e.hi);
+    }
+    if (!bad) continue;
+    if (mismatches++ < maxPrinted) {
+      LOG_PRINT("%s[%lld]: ", t.name, static_cast<long long>(i));
+      PrintElement("expected", e.bits, want, t.elementSize);
+      PrintElement(", got", gotBits, got, t.elementSize);
+      if (ascend) {
+        LOG_PRINT(", rel %.6g >= 10T\n", rel);
+      } else if (e.lo != e.hi && std::isfinite(want)) {
+        LOG_PRINT(", accepted [%.9g, %.9g]\n", e.lo, e.hi);
+      } else {
+        LOG_PRINT("\n");
+      }
+    }
+  }
+  if (ascend) {
+    const double mere = n > 0 ? relSum / static_cast<double>(n) : 0;
+    LOG_PRINT("%s: MERE %.6g (T %.6g), MARE %.6g (10T %.6g)\n", t.name, mere, ascendT, mare,
+              10 * ascendT);
+    const bool classOk = mare != HUGE_VAL;
+    if (mere < ascendT && mare < 10 * ascendT && classOk) return 0;
+    LOG_PRINT("DEVIATION (VAL-TOL-1): %s fails the Ascend precision standard\n", t.name);
+    return 1;
+  }
+  if (mismatches > 0) {
+    LOG_PRINT("DEVIATION: %s has %lld of %lld elements outside the accepted range\n", t.name,
+              static_cast<long long>(mismatches), static_cast<long long>(n));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+)PRELUDE";
+
+}  // namespace
+
+AcceptedRange accepted_range(const aclnn_ref::ExpectedOutput &e, int64_t index,
+                             const aclnn_ref::Tolerance &tol, double sum_unit_roundoff) {
+  const DType t = e.values.dtype;
+  const uint64_t eb = e.values.bits(index);
+  const double ev = e.values.at(index);
+  if (!std::isfinite(ev)) return {ev, ev};
+  const size_t i = static_cast<size_t>(index);
+  const int64_t n = e.values.numel();
+  const bool have_scale = static_cast<int64_t>(e.error_scale.size()) == n;
+  const bool sum = have_scale && (tol.kind == aclnn_ref::Tolerance::Kind::kUlp ||
+                                  tol.kind == aclnn_ref::Tolerance::Kind::kSum);
+  if (sum) {  // VAL-TOL-1's condition-aware bound, as compare_output applies it
+    const bool have_exact = static_cast<int64_t>(e.exact_nearest.size()) == n;
+    const bool have_count = static_cast<int64_t>(e.term_count.size()) == n;
+    const int64_t terms = have_count ? e.term_count[i] : 1;
+    const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;
+    const double u =
+        tol.kind == aclnn_ref::Tolerance::Kind::kSum ? tol.unit_roundoff : sum_unit_roundoff;
+    double exact, rhs;
+    if (have_exact) {
+      exact = e.exact_nearest[i];
+      rhs =
+          0.5 * aclnn_ref::ulp_at(exact, t) + k * u * e.error_scale[i] + 0x1p-52 * std::fabs(exact);
+    } else {
+      exact = ev;
+      rhs = aclnn_ref::ulp_at(ev, t) + k * u * e.error_scale[i];
+    }
+    rhs *= 1 + 0x1p-50;
+    return {exact - rhs, exact + rhs};
+  }
+  if (tol.kind == aclnn_ref::Tolerance::Kind::kSum ||
+      tol.kind == aclnn_ref::Tolerance::Kind::kAscend)
+    return {ev, ev};
+  const double bound = tol.ulp_bound(t);
+  if (!aclnn_ref::is_floating(t)) {
+    const double b = std::floor(bound);
+    return {ev - b, ev + b};
+  }
+  // Walk the representable neighbours while the judge's ulp distance stays within the bound.
+  const size_t size = aclnn_ref::dtype_size(t);
+  const int64_t key = float_key(eb, size);
+  auto ok = [&](int64_t k) {
+    const auto d = aclnn_ref::ulp_distance(eb, key_bits(k, size), t, false);
+    return !d.class_mismatch && d.ulps <= bound;
+  };
+  constexpr int64_t kMaxSteps = 1 << 20;
+  int64_t lo = key, hi = key;
+  while (hi - key < kMaxSteps && ok(hi + 1)) ++hi;
+  while (key - lo < kMaxSteps && ok(lo - 1)) --lo;
+  uint64_t lb = key_bits(lo, size), hb = key_bits(hi, size);
+  return {aclnn_ref::decode(&lb, t), aclnn_ref::decode(&hb, t)};
+}
+
+std::string repro_file_name(const std::string &op, const std::string &clause, int n) {
+  std::string s = fmt::format("repro_{}_{}_{}.cpp", op, clause.empty() ? "case" : clause, n);
+  for (char &ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-')
+      ch = '_';
+  return s;
+}
+
+std::string repro_program(const OpDescriptor &op, const Case &c,
+                          const aclnn_ref::Verdict &expected_verdict,
+                          const std::vector<aclnn_ref::ExpectedOutput> &expected_values,
+                          const ReproOptions &options) {
+  const std::string soc(product_name(c.product));
+  const bool expect_error = !expected_verdict.ok();
+  // GBAG-IDX-1 states preconditions the caller must guarantee: any status is acceptable, but the
+  // SUT must not crash or write outside its outputs (as properties/judge.cpp judges it).
+  const bool any_status = expect_error && expected_verdict.clause == "GBAG-IDX-1";
+  const bool ascend = options.tolerance.kind == aclnn_ref::Tolerance::Kind::kAscend;
+  const char *policy = ascend                                                         ? "ascend"
+                       : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kExact ? "exact"
+                       : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kSum   ? "sum"
+                                                                                      : "ulp";
+
+  std::string s;
+  s += "/**\n";
+  if (!options.title.empty()) s += " * " + comment_text(options.title) + "\n *\n";
+  s += fmt::format(" * Standalone repro generated by aclnn-conform for {}, in the vendor's\n",
+                   op.abi_name);
+  s += " * call-example style. It uses only the vendor ABI (acl/acl.h and the op's header).\n";
+  s += " *\n * Case: " + comment_text(c.describe()) + "\n";
+  if (expect_error)
+    s += fmt::format(
+        " * Expected: status {} ({}{})\n", expected_verdict.status,
+        comment_text(expected_verdict.clause),
+        expected_verdict.reason.empty() ? "" : ": " + comment_text(expected_verdict.reason));
+  else
+    s += fmt::format(
+        " * Expected: status 0, then every output element within the accepted range of its value\n"
+        " *   of record (policy: {}; NaN matches any NaN, +0 == -0), outputs the op must not\n"
+        " *   write unchanged, inputs unchanged, no write outside any view or storage.\n",
+        policy);
+  if (any_status)
+    s += " * Any status is acceptable here (" + comment_text(expected_verdict.clause) +
+         "): the call must not crash or write outside its outputs.\n";
+  s += " *\n * Build against the built-in CPU library:\n"
+       " *   c++ -std=c++17 -I<repo>/include repro.cpp -L<dir of libaclnn_cpu.so> -laclnn_cpu \\\n"
+       " *       -Wl,-rpath,<dir of libaclnn_cpu.so>\n"
+       " * or against a vendor toolkit:\n"
+       " *   c++ -std=c++17 -I$ASCEND_HOME_PATH/include repro.cpp -L$ASCEND_HOME_PATH/lib64 \\\n"
+       " *       -lascendcl -lnnopbase -lopapi\n"
+       " * Exit status: 0 the SUT conforms on this case, 1 it deviates, 2 the runtime failed.\n"
+       " */\n";
+  s += "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+       "#include <cstring>\n#include <vector>\n\n#include \"acl/acl.h\"\n";
+  s += "#include \"" + op.header + "\"\n\n";
+  s += kPrelude;
+
+  // Names of the tensors' variables.
+  std::vector<std::string> vars, phase_one_args;
+  for (const auto &[name, t] : c.tensors) {
+    vars.push_back(var_name(name));
+    phase_one_args.push_back(t.present ? vars.back() : "nullptr");
+  }
+  auto is_output = [&](const std::string &name) {
+    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+  };
+
+  s += "\nint main() {\n";
+  if (c.product != Product::kAtlasA2)
+    s += fmt::format(
+        "  // The case is for {}: the built-in CPU library reads the product whose gates apply\n"
+        "  // from ACLNN_CPU_SOC (vendor libraries ignore it; run on that product instead).\n"
+        "  setenv(\"ACLNN_CPU_SOC\", {}, 1);\n\n",
+        soc, c_string(soc));
+  s += "  // 1. （固定写法）device/stream初始化\n"
+       "  int32_t deviceId = 0;\n"
+       "  aclrtStream stream = nullptr;\n"
+       "  auto ret = Init(deviceId, &stream);\n"
+       "  CHECK_RET(ret == 0, LOG_PRINT(\"Init acl failed. ERROR: %d\\n\", ret); return 2);\n"
+       "  int deviations = 0;\n\n";
+
+  s += "  // 2. The tensors of the case: storage bytes (little-endian), view and dtype.\n";
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    const auto &[name, t] = c.tensors[i];
+    if (!t.present) {
+      s += fmt::format("  // {}: NULL (passed as nullptr)\n", name);
+      continue;
+    }
+    s += fmt::format("  // {}: {} [{}], strides [{}], offset {}, storage {} elements\n", name,
+                     aclnn_ref::dtype_name(t.dtype), fmt::join(t.shape, ", "),
+                     fmt::join(t.strides, ", "), t.offset, t.storage_elements());
+    if (t.numel() > 0 && t.numel() <= 16) {
+      std::string vals;
+      const auto v = t.view();
+      for (int64_t k = 0; k < t.numel(); ++k)
+        vals += (k ? ", " : "") + fmt::format("{:.9g}", v.at(k));
+      s += "  //   view values: " + comment_text(vals) + "\n";
+    }
+    s += fmt::format(
+        "  ReproTensor {}Arg{{{}, {}, {}, {}, {{{}}}, {{{}}}, {}, {}, nullptr, nullptr, {{}}, "
+        "true}};\n",
+        vars[i], c_string(name), is_output(name) ? "true" : "false", acl_dtype_enum(t.dtype),
+        aclnn_ref::dtype_size(t.dtype), fmt::join(t.shape, ", "), fmt::join(t.strides, ", "),
+        t.offset, byte_array(t.storage, "      "));
+  }
+  s += "  std::vector<ReproTensor *> args = {";
+  {
+    bool first = true;
+    for (size_t i = 0; i < c.tensors.size(); ++i) {
+      if (!c.tensors[i].second.present) continue;
+      s += (first ? "" : ", ") + ("&" + vars[i] + "Arg");
+      first = false;
+    }
+  }
+  s += "};\n";
+  s += "  for (ReproTensor *t : args) {\n"
+       "    ret = CreateAclTensor(*t);\n"
+       "    CHECK_RET(ret != 2, return 2);\n"
+       "    CHECK_RET(ret == 0, return 1);\n"
+       "  }\n";
+  for (size_t i = 0; i < c.tensors.size(); ++i)
+    if (c.tensors[i].second.present)
+      s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], vars[i]);
+
+  s += "\n  // 3. 调用CANN算子库API: the first phase\n"
+       "  uint64_t workspaceSize = 0;\n"
+       "  aclOpExecutor *executor = nullptr;\n";
+  std::string phase_one = op.repro_phase_one(c, phase_one_args);
+  {  // indent the op's statements
+    std::string indented;
+    size_t start = 0;
+    while (start < phase_one.size()) {
+      size_t end = phase_one.find('\n', start);
+      if (end == std::string::npos) end = phase_one.size();
+      const std::string line = phase_one.substr(start, end - start);
+      if (!line.empty()) indented += "  " + line;
+      indented += "\n";
+      start = end + 1;
+    }
+    s += indented;
+  }
+  const std::string ws_name = op.phase_two_name + "GetWorkspaceSize";
+  s += fmt::format("  LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n", ws_name);
+  s += "  if (ret != 0) {\n"
+       "    const char *msg = aclGetRecentErrMsg();\n"
+       "    LOG_PRINT(\"aclGetRecentErrMsg: %s\\n\", msg != nullptr ? msg : \"(null)\");\n"
+       "  }\n";
+  s += "  bool ran = false;  // both phases succeeded: outputs may have been written\n";
+  // The second phase, when the first succeeded and the case is valid (or any status goes).
+  std::string phase_two =
+      "    // 根据第一段接口计算出的workspaceSize申请device内存\n"
+      "    void *workspaceAddr = nullptr;\n"
+      "    if (workspaceSize > 0) {\n"
+      "      ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);\n"
+      "      CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT(\"allocate workspace failed. ERROR: %d\\n\", "
+      "ret);\n"
+      "                return 2);\n"
+      "    }\n";
+  phase_two += fmt::format("    // 调用{}第二段接口\n", op.phase_two_name);
+  phase_two += fmt::format("    ret = {}(workspaceAddr, workspaceSize, executor, stream);\n",
+                           op.phase_two_name);
+  phase_two += fmt::format("    LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n",
+                           op.phase_two_name);
+  if (any_status)
+    phase_two += "    ran = true;  // any status; outputs may change within their views\n";
+  else
+    phase_two +=
+        "    if (ret != 0) {\n"
+        "      LOG_PRINT(\"DEVIATION: a valid call was rejected with %d in the second phase\\n\", "
+        "static_cast<int>(ret));\n"
+        "      deviations++;\n"
+        "    } else {\n"
+        "      ran = true;\n"
+        "    }\n";
+  phase_two +=
+      "    // 4. （固定写法）同步等待任务执行结束\n"
+      "    ret = aclrtSynchronizeStream(stream);\n"
+      "    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT(\"aclrtSynchronizeStream failed. ERROR: "
+      "%d\\n\", "
+      "ret);\n"
+      "              return 2);\n"
+      "    if (workspaceSize > 0) {\n"
+      "      aclrtFree(workspaceAddr);\n"
+      "    }\n";
+  if (any_status) {
+    s += "  if (ret == 0) {\n" + phase_two + "  }\n";
+  } else if (expect_error) {
+    const std::string why =
+        expected_verdict.reason.empty() ? std::string("invalid call") : expected_verdict.reason;
+    s += fmt::format(
+        "  if (ret != {}) {{\n"
+        "    LOG_PRINT(\"DEVIATION (%s): expected status {} (%s), got %d\\n\", {}, {},\n"
+        "              static_cast<int>(ret));\n"
+        "    deviations++;\n"
+        "  }}\n",
+        expected_verdict.status, expected_verdict.status, c_string(expected_verdict.clause),
+        c_string(why));
+  } else {
+    s += "  if (ret != 0) {\n"
+         "    LOG_PRINT(\"DEVIATION: a valid call was rejected with %d in the first phase\\n\", "
+         "static_cast<int>(ret));\n"
+         "    deviations++;\n"
+         "  } else {\n" +
+         phase_two + "  }\n";
+  }
+
+  // Values of record.
+  s += "\n  // 5. Copy every storage back; check guards, inputs, outputs.\n";
+  s +=
+      "  for (ReproTensor *t : args) {\n"
+      "    ret = ReadBack(*t);\n"
+      "    CHECK_RET(ret == 0, return 2);\n"
+      "    if (!t->guardsIntact) {\n"
+      "      LOG_PRINT(\"DEVIATION (ABI-INPUT-1): wrote outside the storage of %s\\n\", t->name);\n"
+      "      deviations++;\n"
+      "    }\n"
+      "    // Inputs never change; outputs only within their views, and only if the call ran.\n"
+      "    deviations += CheckUnchanged(*t, !t->isOutput || !ran);\n"
+      "  }\n";
+  if (!expect_error) {
+    s += "  if (ran) {\n";
+    for (size_t i = 0; i < c.tensors.size(); ++i) {
+      const auto &[name, t] = c.tensors[i];
+      if (!t.present || !is_output(name)) continue;
+      const auto *e = find_expected(expected_values, name);
+      if (e == nullptr) continue;
+      if (!e->written) {
+        s += fmt::format(
+            "    // {} must not be written (its value of record is \"untouched\").\n"
+            "    if ({}Arg.after != {}Arg.storage) {{\n"
+            "      LOG_PRINT(\"DEVIATION: {} must not be written but was modified\\n\");\n"
+            "      deviations++;\n"
+            "    }}\n",
+            name, vars[i], vars[i], name);
+        continue;
+      }
+      const int64_t n = e->values.numel();
+      if (e->values.dtype != t.dtype || n != t.numel()) {
+        s += fmt::format(
+            "    // {}: the oracle's output ({} [{}]) does not match the tensor; "
+            "not compared.\n",
+            name, aclnn_ref::dtype_name(e->values.dtype), fmt::join(e->values.shape, ","));
+        continue;
+      }
+      const bool have_exact = static_cast<int64_t>(e->exact_nearest.size()) == n;
+      s += fmt::format(
+          "    // Values of record of {} (row-major over its view): bits, accepted [lo, hi], "
+          "exact.\n"
+          "    static const std::vector<Expected> k{}Expected = {{\n",
+          name, vars[i]);
+      for (int64_t k = 0; k < n; ++k) {
+        const AcceptedRange r = accepted_range(*e, k, options.tolerance, options.sum_unit_roundoff);
+        const double exact =
+            have_exact ? e->exact_nearest[static_cast<size_t>(k)] : e->values.at(k);
+        s += fmt::format("        {{0x{:x}, {}, {}, {}}},\n", e->values.bits(k),
+                         double_literal(r.lo), double_literal(r.hi), double_literal(exact));
+      }
+      s += "    };\n";
+      s += fmt::format("    deviations += CheckOutput({}Arg, k{}Expected, {}, {}, {});\n", vars[i],
+                       vars[i], ascend ? "true" : "false",
+                       double_literal(aclnn_ref::ascend_threshold(t.dtype)), options.max_printed);
+    }
+    s += "  }\n";
+  }
+
+  s += "\n  // 6. 释放aclTensor和device资源\n"
+       "  for (ReproTensor *t : args) {\n"
+       "    if (t->tensor != nullptr) {\n"
+       "      aclDestroyTensor(t->tensor);\n"
+       "    }\n"
+       "    if (t->deviceAddr != nullptr) {\n"
+       "      aclrtFree(t->deviceAddr);\n"
+       "    }\n"
+       "  }\n"
+       "  aclrtDestroyStream(stream);\n"
+       "  aclrtResetDevice(deviceId);\n"
+       "  aclFinalize();\n";
+  s += "  LOG_PRINT(\"%s\\n\", deviations == 0 ? \"RESULT: conforms\" : \"RESULT: deviates\");\n"
+       "  return deviations == 0 ? 0 : 1;\n"
+       "}\n";
+  return s;
+}
+
+}  // namespace aclnn_conform

@@ -1,0 +1,241 @@
+#include "campaign/result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace aclnn_conform {
+
+std::string clause_status_name(ClauseStatus s) {
+  switch (s) {
+    case ClauseStatus::kConforms:
+      return "conforms";
+    case ClauseStatus::kDeviates:
+      return "deviates";
+    case ClauseStatus::kNotReached:
+      return "not reached";
+    case ClauseStatus::kSkipped:
+      return "skipped";
+    case ClauseStatus::kExpectedFailure:
+      return "expected failure";
+  }
+  return "unknown";
+}
+
+namespace {
+// JSON has no inf or NaN (nlohmann writes null): non-finite numbers travel as strings.
+nlohmann::json number(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+double number_from(const nlohmann::json &j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  return s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : NAN;
+}
+
+ClauseStatus status_from_name(const std::string &s) {
+  for (auto st : {ClauseStatus::kConforms, ClauseStatus::kDeviates, ClauseStatus::kNotReached,
+                  ClauseStatus::kSkipped, ClauseStatus::kExpectedFailure})
+    if (clause_status_name(st) == s) return st;
+  throw std::runtime_error("unknown clause status '" + s + "'");
+}
+bool listed(const std::vector<std::string> &list, const std::string &id) {
+  return std::find(list.begin(), list.end(), id) != list.end();
+}
+}  // namespace
+
+bool CampaignResult::conformant() const {
+  return std::none_of(clauses.begin(), clauses.end(),
+                      [](const auto &c) { return c.status == ClauseStatus::kDeviates; });
+}
+
+ClauseVerdict *CampaignResult::clause(const std::string &id) {
+  for (auto &c : clauses)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+void finalize_statuses(CampaignResult &r) {
+  for (auto &c : r.clauses) {
+    if (listed(r.skipped, c.id))
+      c.status = ClauseStatus::kSkipped;
+    else if (c.deviations > 0)
+      c.status = listed(r.xfails, c.id) ? ClauseStatus::kExpectedFailure : ClauseStatus::kDeviates;
+    else if (c.reached > 0)
+      c.status = ClauseStatus::kConforms;
+    else
+      c.status = ClauseStatus::kNotReached;
+  }
+}
+
+nlohmann::json to_json(const CampaignResult &r) {
+  nlohmann::json j;
+  j["schema"] = r.schema;
+  j["sut"] = r.sut;
+  j["product"] = r.product;
+  j["tier"] = r.tier;
+  j["policy"] = r.policy;
+  j["seed"] = r.seed;
+  j["shard"] = r.shard;
+  j["ops"] = r.ops;
+  j["cases"] = r.cases;
+  j["seconds"] = r.seconds;
+  j["conformant"] = r.conformant();
+  j["clauses"] = nlohmann::json::array();
+  for (const auto &c : r.clauses)
+    j["clauses"].push_back({{"id", c.id},
+                            {"op", c.op},
+                            {"status", clause_status_name(c.status)},
+                            {"reached", c.reached},
+                            {"deviations", c.deviations},
+                            {"variants", c.variants},
+                            {"first_detail", c.first_detail}});
+  j["deviations"] = nlohmann::json::array();
+  for (const auto &d : r.deviations)
+    j["deviations"].push_back({{"op", d.op},
+                               {"clause", d.clause},
+                               {"kind", d.kind},
+                               {"detail", d.detail},
+                               {"all_failures", d.all_failures},
+                               {"variants", d.variants},
+                               {"origin", d.origin},
+                               {"shrink_steps", d.shrink_steps},
+                               {"expected_status", d.expected_status},
+                               {"got_status", d.got_status},
+                               {"repro_file", d.repro_file},
+                               {"corpus_file", d.corpus_file},
+                               {"case_description", d.minimal.describe()},
+                               {"case", to_json(d.minimal)}});
+  j["accuracy"] = nlohmann::json::array();
+  for (const auto &a : r.accuracy) {
+    nlohmann::json hist = nlohmann::json::object();
+    for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
+      hist[aclnn_ref::bucket_label(b)] = a.histogram[static_cast<size_t>(b)];
+    j["accuracy"].push_back({{"op", a.op},
+                             {"dtype", a.dtype},
+                             {"elements", a.elements},
+                             {"max_ulps", number(a.max_ulps)},
+                             {"mere", number(a.mere())},
+                             {"mare", number(a.mare)},
+                             {"histogram", hist}});
+  }
+  j["warnings"] = r.warnings;
+  j["skipped"] = r.skipped;
+  j["xfails"] = r.xfails;
+  return j;
+}
+
+CampaignResult result_from_json(const nlohmann::json &j) {
+  CampaignResult r;
+  r.schema = j.at("schema").get<int>();
+  if (r.schema != kSchemaVersion)
+    throw std::runtime_error("report schema " + std::to_string(r.schema) + " is not " +
+                             std::to_string(kSchemaVersion));
+  r.sut = j.at("sut");
+  r.product = j.at("product");
+  r.tier = j.at("tier");
+  r.policy = j.at("policy");
+  r.seed = j.at("seed");
+  r.shard = j.at("shard");
+  r.ops = j.at("ops").get<std::vector<std::string>>();
+  r.cases = j.at("cases");
+  r.seconds = j.at("seconds");
+  for (const auto &c : j.at("clauses")) {
+    ClauseVerdict v;
+    v.id = c.at("id");
+    v.op = c.at("op");
+    v.status = status_from_name(c.at("status"));
+    v.reached = c.at("reached");
+    v.deviations = c.at("deviations");
+    v.variants = c.at("variants").get<std::vector<std::string>>();
+    v.first_detail = c.at("first_detail");
+    r.clauses.push_back(std::move(v));
+  }
+  for (const auto &d : j.at("deviations")) {
+    Deviation v;
+    v.op = d.at("op");
+    v.clause = d.at("clause");
+    v.kind = d.at("kind");
+    v.detail = d.at("detail");
+    v.all_failures = d.at("all_failures");
+    v.variants = d.at("variants").get<std::vector<std::string>>();
+    v.origin = d.at("origin");
+    v.shrink_steps = d.at("shrink_steps");
+    v.expected_status = d.at("expected_status");
+    v.got_status = d.at("got_status");
+    v.repro_file = d.at("repro_file");
+    v.corpus_file = d.at("corpus_file");
+    v.minimal = case_from_json(d.at("case"));
+    r.deviations.push_back(std::move(v));
+  }
+  for (const auto &a : j.at("accuracy")) {
+    AccuracyStats s;
+    s.op = a.at("op");
+    s.dtype = a.at("dtype");
+    s.elements = a.at("elements");
+    s.max_ulps = number_from(a.at("max_ulps"));
+    s.mere_weighted_sum = number_from(a.at("mere")) * static_cast<double>(s.elements);
+    s.mare = number_from(a.at("mare"));
+    for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
+      s.histogram[static_cast<size_t>(b)] = a.at("histogram").at(aclnn_ref::bucket_label(b));
+    r.accuracy.push_back(std::move(s));
+  }
+  r.warnings = j.at("warnings").get<std::vector<std::string>>();
+  r.skipped = j.at("skipped").get<std::vector<std::string>>();
+  r.xfails = j.at("xfails").get<std::vector<std::string>>();
+  return r;
+}
+
+CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
+  if (shards.empty()) throw std::runtime_error("nothing to merge");
+  CampaignResult m = shards.front();
+  std::set<std::string> shard_names = {m.shard};
+  for (size_t i = 1; i < shards.size(); ++i) {
+    const CampaignResult &s = shards[i];
+    if (s.sut != m.sut || s.product != m.product || s.seed != m.seed || s.policy != m.policy)
+      throw std::runtime_error("shard " + s.shard +
+                               " is of another campaign (SUT, product, seed "
+                               "or policy differ)");
+    if (!shard_names.insert(s.shard).second)
+      throw std::runtime_error("shard " + s.shard + " appears twice");
+    m.cases += s.cases;
+    m.seconds = std::max(m.seconds, s.seconds);
+    for (const auto &c : s.clauses) {
+      ClauseVerdict *t = m.clause(c.id);
+      if (!t) {
+        m.clauses.push_back(c);
+        continue;
+      }
+      t->reached += c.reached;
+      t->deviations += c.deviations;
+      for (const auto &v : c.variants)
+        if (!listed(t->variants, v)) t->variants.push_back(v);
+      if (t->first_detail.empty()) t->first_detail = c.first_detail;
+    }
+    m.deviations.insert(m.deviations.end(), s.deviations.begin(), s.deviations.end());
+    for (const auto &a : s.accuracy) {
+      auto it = std::find_if(m.accuracy.begin(), m.accuracy.end(),
+                             [&](const auto &x) { return x.op == a.op && x.dtype == a.dtype; });
+      if (it == m.accuracy.end()) {
+        m.accuracy.push_back(a);
+        continue;
+      }
+      it->elements += a.elements;
+      for (size_t b = 0; b < it->histogram.size(); ++b) it->histogram[b] += a.histogram[b];
+      it->max_ulps = std::max(it->max_ulps, a.max_ulps);
+      it->mere_weighted_sum += a.mere_weighted_sum;
+      it->mare = std::max(it->mare, a.mare);
+    }
+    for (const auto &w : s.warnings)
+      if (!listed(m.warnings, w)) m.warnings.push_back(w);
+  }
+  std::string names;
+  for (const auto &n : shard_names) names += (names.empty() ? "" : ",") + n;
+  m.shard = names;
+  finalize_statuses(m);
+  return m;
+}
+
+}  // namespace aclnn_conform

@@ -1,0 +1,151 @@
+// The campaign engine on the built-in library: deterministic partitions, per-clause verdicts,
+// shards that merge into the whole, and the corpus.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "campaign/campaign.hpp"
+#include "campaign/result.hpp"
+
+namespace {
+using namespace aclnn_conform;
+namespace fs = std::filesystem;
+
+CampaignConfig small_config(const std::string &out) {
+  CampaignConfig cfg;
+  cfg.cases = 60;
+  cfg.jobs = 2;
+  cfg.tier = Tier::kSmoke;
+  cfg.out_dir = out;
+  cfg.seed = 7;
+  return cfg;
+}
+
+fs::path fresh_dir(const std::string &name) {
+  const fs::path p = fs::temp_directory_path() / ("aclnn-conform-test-" + name);
+  fs::remove_all(p);
+  return p;
+}
+
+TEST(Campaign, BuiltinLibraryConformsOnEveryClauseItReaches) {
+  std::ostringstream log;
+  const CampaignResult r = run_campaign(small_config(fresh_dir("builtin")), log);
+  EXPECT_EQ(r.cases, 60);
+  EXPECT_TRUE(r.conformant());
+  EXPECT_TRUE(r.deviations.empty()) << r.deviations.front().all_failures;
+  int reached = 0;
+  for (const auto &c : r.clauses) reached += c.reached > 0;
+  EXPECT_GT(reached, 30);
+  for (const auto &c : r.clauses)
+    if (c.reached > 0) EXPECT_EQ(c.status, ClauseStatus::kConforms) << c.id;
+}
+
+// Two shards of the seed space merge into the same counts as one run of both.
+TEST(Campaign, ShardsMergeIntoTheWholeCampaign) {
+  std::ostringstream log;
+  CampaignConfig whole = small_config(fresh_dir("whole"));
+  whole.cases = 40;
+  const CampaignResult all = run_campaign(whole, log);
+  std::vector<CampaignResult> shards;
+  for (int i = 0; i < 2; ++i) {
+    CampaignConfig cfg = small_config(fresh_dir("shard" + std::to_string(i)));
+    cfg.cases = 20;
+    cfg.shard_index = i;
+    cfg.shard_count = 2;
+    shards.push_back(run_campaign(cfg, log));
+  }
+  const CampaignResult merged = merge_results(shards);
+  EXPECT_EQ(merged.cases, all.cases);
+  ASSERT_EQ(merged.clauses.size(), all.clauses.size());
+  for (size_t i = 0; i < all.clauses.size(); ++i) {
+    EXPECT_EQ(merged.clauses[i].id, all.clauses[i].id);
+    EXPECT_EQ(merged.clauses[i].reached, all.clauses[i].reached) << all.clauses[i].id;
+  }
+  // The report round-trips through its JSON schema.
+  const CampaignResult back = result_from_json(to_json(merged));
+  EXPECT_EQ(back.cases, merged.cases);
+  EXPECT_EQ(back.clauses.size(), merged.clauses.size());
+}
+
+TEST(Campaign, SkipsAndUnknownEntriesAreReported) {
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("skips"));
+  cfg.cases = 20;
+  cfg.ops = {"GeluBackward"};
+  cfg.skips = {"GELU-BCAST-1", "GeluBackward/invalid", "NO-SUCH-CLAUSE-1"};
+  const CampaignResult r = run_campaign(cfg, log);
+  bool warned = false;
+  for (const auto &w : r.warnings) warned |= w.find("NO-SUCH-CLAUSE-1") != std::string::npos;
+  EXPECT_TRUE(warned);
+  for (const auto &c : r.clauses) {
+    if (c.id == "GELU-BCAST-1") EXPECT_EQ(c.status, ClauseStatus::kSkipped);
+    // Invalid cases were skipped, so no error clause was reached through a rejection.
+    if (c.id == "GELU-NULL-1") EXPECT_EQ(c.status, ClauseStatus::kNotReached);
+  }
+}
+
+TEST(Campaign, SetUpErrorsAreExceptions) {
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("setup"));
+  cfg.sut = "/nonexistent/libnothing.so";
+  EXPECT_THROW(run_campaign(cfg, log), std::runtime_error);
+  cfg.sut = "builtin";
+  cfg.ops = {"NoSuchOp"};
+  EXPECT_THROW(run_campaign(cfg, log), std::runtime_error);
+  cfg.ops = {};
+  cfg.cases = 0;
+  EXPECT_THROW(run_campaign(cfg, log), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+using namespace aclnn_conform;
+
+const ClauseVerdict *find(const CampaignResult &r, const std::string &id) {
+  for (const auto &c : r.clauses)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+CampaignResult broken_campaign(const std::vector<std::string> &ops, int64_t cases,
+                               const std::string &dir) {
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir(dir));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = ops;
+  cfg.cases = cases;
+  cfg.case_timeout_seconds = 3;
+  return run_campaign(cfg, log);
+}
+
+// The deliberately broken library is found out, clause by clause, with the variant it follows.
+TEST(CampaignOnBrokenSut, NamesTheVariantsItFollows) {
+  const CampaignResult r =
+      broken_campaign({"GeluBackward", "SeluBackward", "LogitGrad"}, 240, "broken-variants");
+  EXPECT_FALSE(r.conformant());
+  const auto *gelu = find(r, "GELU-VALUE-1");
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->status, ClauseStatus::kDeviates);
+  EXPECT_NE(std::find(gelu->variants.begin(), gelu->variants.end(), "tanh-approx"),
+            gelu->variants.end());
+  const auto *selu_null = find(r, "SELU-NULL-1");
+  ASSERT_NE(selu_null, nullptr);
+  EXPECT_EQ(selu_null->status, ClauseStatus::kDeviates);
+  EXPECT_TRUE(selu_null->variants.empty());  // no known variant returns 161002 there
+  // Every deviation comes with a shrunk, replayable counterexample.
+  ASSERT_FALSE(r.deviations.empty());
+  for (const auto &d : r.deviations) EXPECT_FALSE(d.corpus_file.empty()) << d.clause;
+}
+
+// A crash and a hang are recorded deviations; the campaign goes on to the end.
+TEST(CampaignOnBrokenSut, SurvivesCrashesAndHangs) {
+  const CampaignResult r = broken_campaign({"LayerNormBackward"}, 80, "broken-crash");
+  EXPECT_EQ(r.cases, 80);
+  bool crash = false;
+  for (const auto &d : r.deviations) crash |= d.kind == "crash";
+  EXPECT_TRUE(crash);
+}
+
+}  // namespace
