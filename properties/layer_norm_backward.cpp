@@ -339,9 +339,11 @@ rc::Gen<Case> gen_invalid(Product p) {
           if (what == 0) {
             ns->clear();
           } else if (what == 1) {  // longer than input's rank
-            ns->insert(ns->begin(), x.shape.size() + 1 - ns->size(), 1);
-          } else if (what == 2) {  // trailing dims differ
-            ns->back() += *rc::gen::inRange<int64_t>(1, 3);
+            // (an earlier break may have changed ns: only lengthen, never underflow the count)
+            if (ns->size() <= x.shape.size())
+              ns->insert(ns->begin(), x.shape.size() + 1 - ns->size(), 1);
+          } else if (what == 2) {  // trailing dims differ (an earlier break may have emptied ns)
+            if (!ns->empty()) ns->back() += *rc::gen::inRange<int64_t>(1, 3);
           } else {  // input of rank 9 (gradOut matching)
             gen::Shape s9 = x.shape;
             s9.insert(s9.begin(), 9 - std::min<size_t>(9, s9.size()), 1);
