@@ -15,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -180,14 +181,20 @@ nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparis
 
 // The work of one task in a child process: run, judge, and for a deviation shrink, fingerprint
 // and describe it. Returns one JSON line for the parent.
+// mark(phase) tells the parent where the worker is: 'S' before the first call of the SUT, 'J'
+// after it, so a death outside the SUT's calls is known to be the framework's own.
 nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg,
-                        const std::set<std::string> &saturated) {
+                        const std::set<std::string> &saturated,
+                        const std::function<void(char)> &mark) {
   JudgePolicy policy;
   policy.accuracy = cfg.accuracy;
   const OpDescriptor &op = *t.op;
   Case c = task_case(t, cfg.product);
-  Outcome o;
-  Judgement j = judged(sut, op, c, cfg, policy, &o);
+  mark('S');
+  Outcome o = run_case(sut, op, c);
+  mark('J');
+  Judgement j = judge(op, c, o, policy);
+  std::erase_if(j.results, [&](const ClauseResult &r) { return is_skipped(cfg, r.clause); });
   nlohmann::json r{{"index", t.index}, {"op", op.name}};
   r["results"] = nlohmann::json::array();
   for (const auto &cr : j.results) r["results"].push_back({cr.clause, cr.pass, cr.detail});
@@ -199,6 +206,8 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
 
   const std::string target = first_failure(j);
   int steps = 0;
+  // Shrinking calls the SUT many times: from here on a death is the SUT's again.
+  mark('S');
   if (t.kind != Task::Kind::kCorpus && !saturated.count(target)) {
     // Shrink: walk rapidcheck's shrink tree, keeping a candidate whenever it fails the same clause.
     auto current = task_shrinkable(t, cfg.product);
@@ -230,6 +239,7 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
       }
     }
   }
+  mark('J');
   const auto verdict = op.check(c, policy.variants);
   std::string detail;
   for (const auto &cr : j.results)
@@ -251,11 +261,14 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
                              const CampaignConfig &cfg, const std::set<std::string> &saturated) {
   FILE *out = fdopen(fd, "w");
   for (const auto &t : batch) {
-    std::fprintf(out, "S %lld\n", static_cast<long long>(t.index));
-    std::fflush(out);
+    const auto mark = [&](char phase) {
+      std::fprintf(out, "%c %lld\n", phase, static_cast<long long>(t.index));
+      std::fflush(out);
+    };
+    mark('G');  // generating the case
     std::string line;
     try {
-      line = "R " + run_task(t, sut, cfg, saturated).dump();
+      line = "R " + run_task(t, sut, cfg, saturated, mark).dump();
     } catch (const std::exception &e) {
       line = "E " + nlohmann::json{{"index", t.index}, {"error", e.what()}}.dump();
     }
@@ -272,6 +285,7 @@ struct Child {
   std::vector<Task> batch;
   size_t done = 0;       // tasks with a result line
   bool started = false;  // the task at `done` has begun
+  bool in_sut = false;   // ...and the worker is inside calls of the SUT
   Clock::time_point started_at;
   std::string buffer;
 };
@@ -436,8 +450,8 @@ class Campaign {
         finish(c, false);
         continue;
       }
-      if (c.started && std::chrono::duration<double>(Clock::now() - c.started_at).count() >
-                           cfg_.case_timeout_seconds) {
+      if (c.in_sut && std::chrono::duration<double>(Clock::now() - c.started_at).count() >
+                          cfg_.case_timeout_seconds) {
         kill(c.pid, SIGKILL);
         finish(c, true);
       }
@@ -450,13 +464,19 @@ class Campaign {
     while ((nl = c.buffer.find('\n')) != std::string::npos) {
       const std::string line = c.buffer.substr(0, nl);
       c.buffer.erase(0, nl + 1);
-      if (line.rfind("S ", 0) == 0) {
+      if (line.rfind("G ", 0) == 0) {
         c.started = true;
+        c.in_sut = false;
         c.started_at = Clock::now();
+      } else if (line.rfind("S ", 0) == 0) {
+        c.in_sut = true;
+        c.started_at = Clock::now();  // the per-case timeout counts the SUT's time only
+      } else if (line.rfind("J ", 0) == 0) {
+        c.in_sut = false;
       } else if (line.rfind("R ", 0) == 0) {
         record(c.batch[c.done], nlohmann::json::parse(line.substr(2)));
         ++c.done;
-        c.started = false;
+        c.started = c.in_sut = false;
       } else if (line.rfind("E ", 0) == 0) {
         const auto e = nlohmann::json::parse(line.substr(2));
         const Task &t = c.batch[c.done];
