@@ -22,6 +22,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "campaign/protocol.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
@@ -73,7 +74,8 @@ uint64_t fnv1a(const std::string &s) {
 struct Task {
   int64_t index = 0;  // global index in the seed space (or -1 - k for corpus entries)
   const OpDescriptor *op = nullptr;
-  enum class Kind { kValid, kInvalid, kCorpus } kind = Kind::kValid;
+  // kProtocol: a valid case on which the shared ABI rules are probed (campaign/protocol.hpp).
+  enum class Kind { kValid, kInvalid, kCorpus, kProtocol } kind = Kind::kValid;
   uint64_t seed = 0;
   int size = 0;
   std::shared_ptr<const Case> stored;  // corpus case
@@ -88,12 +90,18 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.index = k;
   const int64_t n = static_cast<int64_t>(ops.size());
   t.op = ops[static_cast<size_t>(k % n)];
-  t.kind = (k / n) % 3 == 2 ? Task::Kind::kInvalid : Task::Kind::kValid;
+  // Per op: two valid cases to one invalid, and every 32nd round a protocol probe.
+  t.kind = (k / n) % 32 == 31 ? Task::Kind::kProtocol
+           : (k / n) % 3 == 2 ? Task::Kind::kInvalid
+                              : Task::Kind::kValid;
   t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
   const int max = tier_max_size(cfg.tier);
   t.size = static_cast<int>((k / n) % 10 + 1) * max / 10;
   t.origin = fmt::format("seed {:#x} index {} {} size {}", cfg.seed, k,
-                         t.kind == Task::Kind::kValid ? "valid" : "invalid", t.size);
+                         t.kind == Task::Kind::kInvalid    ? "invalid"
+                         : t.kind == Task::Kind::kProtocol ? "protocol"
+                                                           : "valid",
+                         t.size);
   return t;
 }
 
@@ -190,6 +198,17 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
   policy.accuracy = cfg.accuracy;
   const OpDescriptor &op = *t.op;
   Case c = task_case(t, cfg.product);
+  if (t.kind == Task::Kind::kProtocol) {
+    nlohmann::json r{{"index", t.index}, {"op", op.name}, {"comparisons", nlohmann::json::array()}};
+    r["results"] = nlohmann::json::array();
+    if (!op.check(c, {}).ok()) return r;  // the probes need a valid call
+    mark('S');
+    const auto results = protocol_probe(sut, op, c);
+    mark('J');
+    for (const auto &cr : results)
+      if (!is_skipped(cfg, cr.clause)) r["results"].push_back({cr.clause, cr.pass, cr.detail});
+    return r;  // a protocol deviation is reported per clause; its case is in the origin
+  }
   mark('S');
   Outcome o = run_case(sut, op, c);
   mark('J');
@@ -373,7 +392,8 @@ class Campaign {
     auto known = [&](const std::string &e) {
       if (find_clause(e)) return true;
       for (const auto *op : registry())
-        if (e == op->name + "/valid" || e == op->name + "/invalid") return true;
+        if (e == op->name + "/valid" || e == op->name + "/invalid" || e == op->name + "/protocol")
+          return true;
       return false;
     };
     for (const auto &e : cfg_.skips)
@@ -405,8 +425,9 @@ class Campaign {
       const int64_t k = next_k_ * cfg_.shard_count + cfg_.shard_index;
       ++next_k_;
       Task t = generated_task(ops_, cfg_, k);
-      const std::string property =
-          t.op->name + (t.kind == Task::Kind::kValid ? "/valid" : "/invalid");
+      const std::string property = t.op->name + (t.kind == Task::Kind::kInvalid    ? "/invalid"
+                                                 : t.kind == Task::Kind::kProtocol ? "/protocol"
+                                                                                   : "/valid");
       if (is_skipped(cfg_, property)) continue;
       ++generated_;
       batch.push_back(std::move(t));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace aclnn_conform {
@@ -126,6 +127,7 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
       return j;
     }
     const bool status_ok = o.status == verdict.status;
+    j.add("ABI-STATUS-1", status_ok, "status code differs from the vendor's for this rule");
     j.add(verdict.clause, status_ok,
           fmt::format("expected {} ({}), got {}{}", status_text(verdict.status), verdict.reason,
                       status_text(o.status), o.message.empty() ? "" : ": " + o.message));
@@ -155,6 +157,7 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
     return j;
   }
   for (const auto &clause : reached) j.add(clause, true);
+  j.add("ABI-DTYPE-1", true);  // the call's dtype enum values were understood
 
   const auto expected = op.values(c, policy.variants);
   for (const auto &e : expected) {
@@ -180,6 +183,17 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
     else
       tol = aclnn_ref::Tolerance::ulp();
     auto cmp = aclnn_ref::compare_output(e, got, tol);
+    // The shared value rules this output exercises: IEEE specials, zeros, overflow.
+    bool special = false, zero = false, overflow = false;
+    for (int64_t k = 0; k < e.values.numel(); ++k) {
+      const double v = e.values.at(k);
+      special |= !std::isfinite(v);
+      zero |= v == 0;
+      overflow |= std::isinf(v);
+    }
+    if (special) j.add("VAL-IEEE-1", cmp.pass, e.name + ": " + cmp.summary());
+    if (zero) j.add("VAL-ZERO-1", cmp.pass, e.name + ": " + cmp.summary());
+    if (overflow) j.add("VAL-OVERFLOW-1", cmp.pass, e.name + ": " + cmp.summary());
     if (!cmp.pass) {
       std::set<std::string> attributed;
       for (const auto &m : cmp.mismatches) {

@@ -5,14 +5,14 @@
 
 namespace aclnn_conform {
 
-Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const RunOptions &) {
+Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const RunOptions &options) {
   Outcome out;
   // The built-in library emulates the product named by ACLNN_CPU_SOC; other SUTs ignore it.
   setenv("ACLNN_CPU_SOC", std::string(product_name(c.product)).c_str(), 1);
   std::vector<std::unique_ptr<StagedTensor>> staged;
   std::vector<aclTensor *> tensors;
   for (const auto &[name, t] : c.tensors) {
-    staged.push_back(std::make_unique<StagedTensor>(sut, t));
+    staged.push_back(std::make_unique<StagedTensor>(sut, t, options.format));
     if (!staged.back()->ok()) {
       out.harness_error = true;
       out.harness_message = name + ": " + staged.back()->error();

@@ -29,7 +29,7 @@ struct Outcome {
 };
 
 struct RunOptions {
-  bool run_twice = false;  // also run the executor a second time (must be refused: ABI-TWOPHASE-4)
+  aclFormat format = ACL_FORMAT_ND;  // the storage format every tensor is created with
 };
 
 Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c,

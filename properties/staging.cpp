@@ -56,7 +56,7 @@ void TensorArg::set_bits_at(int64_t flat, uint64_t bits) {
   std::memcpy(storage.data() + storage_index(*this, flat) * sz, &bits, sz);
 }
 
-StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg) : sut_(sut) {
+StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat format) : sut_(sut) {
   if (!arg.present) {
     ok_ = true;  // a NULL argument: tensor() stays null
     return;
@@ -78,7 +78,7 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg) : sut_(sut) {
   const int64_t storage_dims[1] = {arg.storage_elements()};
   tensor_ = abi.create_tensor(arg.shape.data(), arg.shape.size(),
                               static_cast<aclDataType>(static_cast<int>(arg.dtype)),
-                              arg.strides.data(), arg.offset, ACL_FORMAT_ND, storage_dims, 1,
+                              arg.strides.data(), arg.offset, format, storage_dims, 1,
                               static_cast<std::byte *>(device_) + kGuardBytes);
   if (tensor_ == nullptr) {
     error_ = "aclCreateTensor returned NULL";

@@ -42,7 +42,7 @@ constexpr std::byte kCanary{0xA5};
 // A TensorArg copied into the SUT's memory (guard | storage | guard) and an aclTensor over it.
 class StagedTensor {
  public:
-  StagedTensor(const Sut &sut, const TensorArg &arg);
+  StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat format = ACL_FORMAT_ND);
   ~StagedTensor();
   StagedTensor(const StagedTensor &) = delete;
   StagedTensor &operator=(const StagedTensor &) = delete;

@@ -116,18 +116,23 @@ TEST_F(Golden, GeluOutputsAreTheOraclesBits) {
 }
 
 TEST_F(Golden, NumpyLoadsTheNpyWhenAvailable) {
-  if (std::system("python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+  // Debian's python3 (scripts/install-deps.sh installs python3-numpy for it), not whatever
+  // python3 comes first on PATH.
+  const std::string python =
+      std::system("test -x /usr/bin/python3") == 0 ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) != 0)
     GTEST_SKIP() << "python3 with numpy is not installed: the .npy header is checked by "
                     "Golden.GeluOutputsAreTheOraclesBits only";
   const json req = gelu_request(write_values("dy", DType::kFloat16, kDy),
                                 write_values("x", DType::kFloat16, kX), DType::kFloat16);
   run_golden(req, (dir_ / "out").string());
-  const std::string cmd =
-      "python3 -c \"import numpy as n,sys; a=n.load(sys.argv[1]); "
-      "b=n.fromfile(sys.argv[2], dtype='<f2').reshape(2,3); "
-      "sys.exit(0 if a.dtype==n.float16 and a.shape==(2,3) and "
-      "(a.view('<u2')==b.view('<u2')).all() else 1)\" " +
-      (dir_ / "out" / "gradInput.npy").string() + " " + (dir_ / "out" / "gradInput.bin").string();
+  const std::string cmd = python +
+                          " -c \"import numpy as n,sys; a=n.load(sys.argv[1]); "
+                          "b=n.fromfile(sys.argv[2], dtype='<f2').reshape(2,3); "
+                          "sys.exit(0 if a.dtype==n.float16 and a.shape==(2,3) and "
+                          "(a.view('<u2')==b.view('<u2')).all() else 1)\" " +
+                          (dir_ / "out" / "gradInput.npy").string() + " " +
+                          (dir_ / "out" / "gradInput.bin").string();
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
