@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# README command one: install dependencies, build, and run the main job. Until the campaign runner
-# lands, the main job runs the vendor-style call example of every op against the CPU library.
+# README command one: install dependencies, build, and run the main job - a conformance campaign
+# of the built-in CPU library (90 s by default; ACLNN_BUDGET overrides), with its report in
+# campaign-out/ (ACLNN_OUT overrides). Exit status: 0 conformant, 1 deviations, 2 set-up error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 build_dir=${ACLNN_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build_dir" -j "$(nproc)"
-status=0
-for example in "$build_dir"/examples/example_*; do
-  echo "== ${example##*/}"
-  "$example" || status=1
-done
-exit $status
+cmake --build "$build_dir" -j "$(nproc)" --target aclnn-conform
+exec "$build_dir/cli/aclnn-conform" run --sut builtin --budget "${ACLNN_BUDGET:-90s}" \
+  --out "${ACLNN_OUT:-campaign-out}"
