@@ -23,7 +23,7 @@ struct EdgeCase {
   std::string title;   // what the row shows
   Case call;
   int32_t expected_status = 0;
-  std::vector<ExpectedElement> expected;  // literal values of record (optional)
+  std::vector<ExpectedElement> expected = {};  // literal values of record (optional)
 };
 
 // Tables, one per op (edge_cases/<op>.cpp).
