@@ -601,12 +601,7 @@ class Campaign {
     d.variants = dj.at("variants").get<std::vector<std::string>>();
     d.expected_status = dj.at("expected_status");
     d.got_status = dj.at("got_status");
-    for (const auto &v : d.variants) {
-      ClauseVerdict *cv = result_.clause(d.clause);
-      if (cv && std::find(cv->variants.begin(), cv->variants.end(), v) == cv->variants.end())
-        cv->variants.push_back(v);
-    }
-    add_deviation(std::move(d));
+    add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint
   }
 
   // Keeps at most deviations_per_clause counterexamples per clause and stores new ones in the

@@ -59,6 +59,18 @@ ClauseVerdict *CampaignResult::clause(const std::string &id) {
 
 void finalize_statuses(CampaignResult &r) {
   for (auto &c : r.clauses) {
+    // The fingerprint: variants matched by every kept counterexample of the clause.
+    bool first = true;
+    std::vector<std::string> common;
+    for (const auto &d : r.deviations) {
+      if (d.clause != c.id) continue;
+      if (first)
+        common = d.variants;
+      else
+        std::erase_if(common, [&](const std::string &v) { return !listed(d.variants, v); });
+      first = false;
+    }
+    if (!first) c.variants = common;
     if (listed(r.skipped, c.id))
       c.status = ClauseStatus::kSkipped;
     else if (c.deviations > 0)
@@ -210,8 +222,6 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       }
       t->reached += c.reached;
       t->deviations += c.deviations;
-      for (const auto &v : c.variants)
-        if (!listed(t->variants, v)) t->variants.push_back(v);
       if (t->first_detail.empty()) t->first_detail = c.first_detail;
     }
     m.deviations.insert(m.deviations.end(), s.deviations.begin(), s.deviations.end());

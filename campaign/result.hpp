@@ -43,8 +43,10 @@ struct ClauseVerdict {
   int64_t reached = 0;     // cases that exercised the clause
   int64_t deviations = 0;  // cases where it failed
   ClauseStatus status = ClauseStatus::kNotReached;
-  std::vector<std::string> variants;  // variants its deviations match (union)
-  std::string first_detail;           // the first deviation's text
+  // Variants every kept counterexample of the clause conforms under (the fingerprint); a
+  // variant that explains only some of them is not named.
+  std::vector<std::string> variants;
+  std::string first_detail;  // the first deviation's text
 };
 
 // ULP histogram and Ascend metrics of one op's outputs of one dtype.
@@ -88,7 +90,8 @@ CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema
 // recomputed, deviations and accuracy are combined.
 CampaignResult merge_results(const std::vector<CampaignResult> &shards);
 
-// Recomputes each clause's status from its counts, skips and expected failures.
+// Recomputes each clause's status from its counts, skips and expected failures, and its variant
+// fingerprint from the kept counterexamples.
 void finalize_statuses(CampaignResult &r);
 
 }  // namespace aclnn_conform

@@ -61,30 +61,50 @@ int64_t numel(const View &v) {
   return n;
 }
 
-// The float dtypes GELU produces, with the library's header-only 16-bit conversions.
 size_t esize(aclDataType t) {
-  return t == ACL_FLOAT || t == ACL_INT32 ? 4 : t == ACL_INT8 ? 1 : 2;
+  switch (t) {
+    case ACL_FLOAT:
+    case ACL_INT32:
+      return 4;
+    case ACL_INT64:
+      return 8;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+      return 1;
+    default:
+      return 2;  // FLOAT16, BF16, INT16
+  }
 }
 
+template <typename T>
+T get(const void *p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Every dtype GELU's promotion admits, with the library's header-only 16-bit conversions.
 double load_at(const void *p, aclDataType t) {
   switch (t) {
-    case ACL_FLOAT: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    case ACL_INT32: {
-      int32_t i;
-      std::memcpy(&i, p, 4);
-      return i;
-    }
+    case ACL_FLOAT:
+      return get<float>(p);
+    case ACL_INT32:
+      return get<int32_t>(p);
+    case ACL_INT64:
+      return static_cast<double>(get<int64_t>(p));
+    case ACL_INT16:
+      return get<int16_t>(p);
     case ACL_INT8:
-      return *static_cast<const int8_t *>(p);
-    default: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return t == ACL_BF16 ? aclnn_cpu::bf16_to_float(h) : aclnn_cpu::half_to_float(h);
-    }
+      return get<int8_t>(p);
+    case ACL_UINT8:
+      return get<uint8_t>(p);
+    case ACL_BOOL:
+      return get<uint8_t>(p) != 0;
+    case ACL_BF16:
+      return aclnn_cpu::bf16_to_float(get<uint16_t>(p));
+    default:
+      return aclnn_cpu::half_to_float(get<uint16_t>(p));
   }
 }
 
