@@ -140,28 +140,38 @@ std::string status_text(const aclnn_ref::Verdict &v) {
   return v.ok() ? "0" : fmt::format("{} ({})", v.status, v.clause);
 }
 
-// Variants under which the case conforms: each single variant, then all of the op's together.
-std::vector<std::string> fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o) {
-  std::vector<std::string> matched;
-  for (const auto &v : op.variants) {
+// Variants under which the case conforms, each single variant then all of the op's together:
+// strictly (the campaign's policy) and loosely (the Ascend precision standard, which a variant's
+// behaviour computed in working precision meets where it cannot meet a few ulps).
+struct Fingerprint {
+  std::vector<std::string> strict, consistent;
+};
+Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
+                        JudgePolicy::Accuracy accuracy) {
+  Fingerprint f;
+  auto conforms = [&](const aclnn_ref::VariantSet &vs, JudgePolicy::Accuracy a) {
     JudgePolicy p;
-    p.variants.add(v);
+    p.variants = vs;
+    p.accuracy = a;
     try {
-      if (judge(op, c, o, p).pass()) matched.push_back(v);
+      return judge(op, c, o, p).pass();
     } catch (const std::exception &) {
-      // A variant the oracle cannot evaluate on this case does not match it.
+      return false;  // a variant the oracle cannot evaluate on this case does not match it
     }
+  };
+  auto consider = [&](const aclnn_ref::VariantSet &vs, const std::string &name) {
+    if (conforms(vs, accuracy))
+      f.strict.push_back(name);
+    else if (conforms(vs, JudgePolicy::Accuracy::kAscend))
+      f.consistent.push_back(name);
+  };
+  for (const auto &v : op.variants) consider(aclnn_ref::VariantSet{v}, v);
+  if (f.strict.empty() && op.variants.size() > 1) {
+    aclnn_ref::VariantSet all;
+    for (const auto &v : op.variants) all.add(v);
+    consider(all, fmt::format("{}", fmt::join(op.variants, "+")));
   }
-  if (matched.empty() && op.variants.size() > 1) {
-    JudgePolicy p;
-    for (const auto &v : op.variants) p.variants.add(v);
-    try {
-      if (judge(op, c, o, p).pass())
-        matched.push_back(fmt::format("{}", fmt::join(op.variants, "+")));
-    } catch (const std::exception &) {
-    }
-  }
-  return matched;
+  return f;
 }
 
 // JSON has no inf or NaN (nlohmann writes null): non-finite numbers travel as strings.
@@ -263,6 +273,7 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
   std::string detail;
   for (const auto &cr : j.results)
     if (cr.clause == target) detail = cr.detail;
+  const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy);
   r["deviation"] = {{"clause", target},
                     {"detail", detail},
                     {"all_failures", j.failures()},
@@ -270,7 +281,8 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
                     {"origin", t.origin},
                     {"shrink_steps", steps},
                     {"kind", "deviation"},
-                    {"variants", fingerprint(op, c, o)},
+                    {"variants", fp.strict},
+                    {"consistent_variants", fp.consistent},
                     {"expected_status", status_text(verdict)},
                     {"got_status", o.status}};
   return r;
@@ -599,6 +611,7 @@ class Campaign {
     d.shrink_steps = dj.at("shrink_steps");
     d.kind = dj.at("kind");
     d.variants = dj.at("variants").get<std::vector<std::string>>();
+    d.consistent_variants = dj.at("consistent_variants").get<std::vector<std::string>>();
     d.expected_status = dj.at("expected_status");
     d.got_status = dj.at("got_status");
     add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint

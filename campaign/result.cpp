@@ -59,18 +59,23 @@ ClauseVerdict *CampaignResult::clause(const std::string &id) {
 
 void finalize_statuses(CampaignResult &r) {
   for (auto &c : r.clauses) {
-    // The fingerprint: variants matched by every kept counterexample of the clause.
-    bool first = true;
-    std::vector<std::string> common;
+    // The fingerprint: variants that strictly explain some kept counterexample of the clause and
+    // that none of them contradicts.
+    std::vector<std::string> named;
+    bool any = false;
     for (const auto &d : r.deviations) {
       if (d.clause != c.id) continue;
-      if (first)
-        common = d.variants;
-      else
-        std::erase_if(common, [&](const std::string &v) { return !listed(d.variants, v); });
-      first = false;
+      any = true;
+      for (const auto &v : d.variants)
+        if (!listed(named, v)) named.push_back(v);
     }
-    if (!first) c.variants = common;
+    for (const auto &d : r.deviations) {
+      if (d.clause != c.id) continue;
+      std::erase_if(named, [&](const std::string &v) {
+        return !listed(d.variants, v) && !listed(d.consistent_variants, v);
+      });
+    }
+    if (any) c.variants = named;
     if (listed(r.skipped, c.id))
       c.status = ClauseStatus::kSkipped;
     else if (c.deviations > 0)
@@ -112,6 +117,7 @@ nlohmann::json to_json(const CampaignResult &r) {
                                {"detail", d.detail},
                                {"all_failures", d.all_failures},
                                {"variants", d.variants},
+                               {"consistent_variants", d.consistent_variants},
                                {"origin", d.origin},
                                {"shrink_steps", d.shrink_steps},
                                {"expected_status", d.expected_status},
@@ -173,6 +179,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     v.detail = d.at("detail");
     v.all_failures = d.at("all_failures");
     v.variants = d.at("variants").get<std::vector<std::string>>();
+    v.consistent_variants = d.value("consistent_variants", std::vector<std::string>{});
     v.origin = d.at("origin");
     v.shrink_steps = d.at("shrink_steps");
     v.expected_status = d.at("expected_status");

@@ -26,7 +26,10 @@ struct Deviation {
   std::string origin;        // "seed 0x...:valid:size 40" or "corpus FILE"
   int shrink_steps = 0;
   std::string kind;                   // "deviation", "crash", "timeout"
-  std::vector<std::string> variants;  // spec variants under which the case conforms
+  std::vector<std::string> variants;  // spec variants under which the case conforms (strictly)
+  // Variants the case does not contradict: it conforms under them by the Ascend precision
+  // standard (e.g. a result of 0 where the variant's exact value is 1e-23).
+  std::vector<std::string> consistent_variants;
   // Values of record and what came, for the first mismatching elements (for reports and repros).
   std::string expected_status;  // e.g. "161002 (GELU-BCAST-2)" or "0"
   int32_t got_status = 0;
@@ -43,8 +46,8 @@ struct ClauseVerdict {
   int64_t reached = 0;     // cases that exercised the clause
   int64_t deviations = 0;  // cases where it failed
   ClauseStatus status = ClauseStatus::kNotReached;
-  // Variants every kept counterexample of the clause conforms under (the fingerprint); a
-  // variant that explains only some of them is not named.
+  // The fingerprint: variants that strictly explain at least one kept counterexample of the
+  // clause and that no kept counterexample contradicts (see Deviation::consistent_variants).
   std::vector<std::string> variants;
   std::string first_detail;  // the first deviation's text
 };

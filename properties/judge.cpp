@@ -127,10 +127,11 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
       return j;
     }
     const bool status_ok = o.status == verdict.status;
-    j.add("ABI-STATUS-1", status_ok, "status code differs from the vendor's for this rule");
+    // The op's clause first: a deviation is keyed by its first failing clause.
     j.add(verdict.clause, status_ok,
           fmt::format("expected {} ({}), got {}{}", status_text(verdict.status), verdict.reason,
                       status_text(o.status), o.message.empty() ? "" : ": " + o.message));
+    j.add("ABI-STATUS-1", status_ok, "status code differs from the vendor's for this rule");
     if (status_ok) {
       j.add("ABI-TWOPHASE-1", o.phase == 1,
             fmt::format("{} came from the second call; every check belongs to the first",

@@ -252,7 +252,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTenso
       // Rank 0 accepted: run the op on rank-1 views of the same elements.
       const int64_t one = 1, stride = 1;
       auto make = [&](const View &v) {
-        return aclCreateTensor(&one, 1, v.dtype, &stride, v.offset, ACL_FORMAT_ND, nullptr, 0,
+        const int64_t storage = v.offset + 1;  // the rank-0 element lives at the offset
+        return aclCreateTensor(&one, 1, v.dtype, &stride, v.offset, ACL_FORMAT_ND, &storage, 1,
                                v.data);
       };
       aclTensor *ra = make(a), *rb = make(b), *rc = make(c);

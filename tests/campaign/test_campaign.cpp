@@ -122,18 +122,28 @@ CampaignResult broken_campaign(const std::vector<std::string> &ops, int64_t case
 
 // The deliberately broken library is found out, clause by clause, with the variant it follows.
 TEST(CampaignOnBrokenSut, NamesTheVariantsItFollows) {
-  const CampaignResult r =
-      broken_campaign({"GeluBackward", "SeluBackward", "LogitGrad"}, 240, "broken-variants");
+  const CampaignResult r = broken_campaign(
+      {"GeluBackward", "SeluBackward", "LogitGrad", "GroupedBiasAddGrad"}, 400, "broken-variants");
   EXPECT_FALSE(r.conformant());
-  const auto *gelu = find(r, "GELU-VALUE-1");
-  ASSERT_NE(gelu, nullptr);
-  EXPECT_EQ(gelu->status, ClauseStatus::kDeviates);
-  EXPECT_NE(std::find(gelu->variants.begin(), gelu->variants.end(), "tanh-approx"),
-            gelu->variants.end());
+  const auto expect_variant = [&](const char *clause, const char *variant) {
+    const auto *c = find(r, clause);
+    ASSERT_NE(c, nullptr) << clause;
+    EXPECT_EQ(c->status, ClauseStatus::kDeviates) << clause;
+    EXPECT_NE(std::find(c->variants.begin(), c->variants.end(), variant), c->variants.end())
+        << clause << " should match " << variant;
+  };
+  expect_variant("GELU-VALUE-1", "tanh-approx");
+  expect_variant("SELU-RANK-1", "any-rank");
+  expect_variant("LOGIT-EPS-GT1-1", "range-rule");
+  expect_variant("GBAG-EMPTY-1", "empty-untouched");
+  // 161002 instead of 161001 for a NULL result is no known variant.
   const auto *selu_null = find(r, "SELU-NULL-1");
   ASSERT_NE(selu_null, nullptr);
   EXPECT_EQ(selu_null->status, ClauseStatus::kDeviates);
-  EXPECT_TRUE(selu_null->variants.empty());  // no known variant returns 161002 there
+  EXPECT_TRUE(selu_null->variants.empty());
+  // Clauses the library keeps still conform.
+  EXPECT_EQ(find(r, "GELU-BCAST-1")->status, ClauseStatus::kConforms);
+  EXPECT_EQ(find(r, "LOGIT-X01-1")->status, ClauseStatus::kConforms);
   // Every deviation comes with a shrunk, replayable counterexample.
   ASSERT_FALSE(r.deviations.empty());
   for (const auto &d : r.deviations) EXPECT_FALSE(d.corpus_file.empty()) << d.clause;
