@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct EdgeCase {
   int32_t expected_status = 0;
   std::vector<ExpectedElement> expected = {};  // literal values of record (optional)
 };
+
+// How a row prints (GoogleTest, rapidcheck): "GELU-SPECIAL-1: g(+inf) = 1, ...".
+inline void PrintTo(const EdgeCase &row, std::ostream *os) {
+  *os << row.clause << ": " << row.title;
+}
 
 // Tables, one per op (edge_cases/<op>.cpp).
 std::vector<EdgeCase> gelu_backward_edge_cases();
