@@ -120,12 +120,17 @@ bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
   return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
 }
 
-// Judge with the clauses the user skipped taken out.
+// Takes the clauses the user skipped out of a judgement.
+void drop_skipped(Judgement &j, const CampaignConfig &cfg) {
+  std::erase_if(j.results, [&](const ClauseResult &r) { return is_skipped(cfg, r.clause); });
+}
+
+// Run and judge, with the skipped clauses taken out.
 Judgement judged(const Sut &sut, const OpDescriptor &op, const Case &c, const CampaignConfig &cfg,
                  const JudgePolicy &policy, Outcome *outcome = nullptr) {
   const Outcome o = run_case(sut, op, c);
   Judgement j = judge(op, c, o, policy);
-  std::erase_if(j.results, [&](const ClauseResult &r) { return is_skipped(cfg, r.clause); });
+  drop_skipped(j, cfg);
   if (outcome) *outcome = o;
   return j;
 }
@@ -174,17 +179,6 @@ Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
   return f;
 }
 
-// JSON has no inf or NaN (nlohmann writes null): non-finite numbers travel as strings.
-nlohmann::json number(double v) {
-  if (std::isfinite(v)) return v;
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-double number_from(const nlohmann::json &j) {
-  if (j.is_number()) return j.get<double>();
-  const std::string s = j.get<std::string>();
-  return s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : NAN;
-}
-
 nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparison &cmp) {
   nlohmann::json h = nlohmann::json::array();
   for (auto b : cmp.histogram) h.push_back(b);
@@ -192,9 +186,9 @@ nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparis
           {"dtype", std::string(aclnn_ref::dtype_name(cmp.dtype))},
           {"count", cmp.count},
           {"histogram", h},
-          {"max_ulps", number(cmp.max_ulps)},
-          {"mere", number(cmp.ascend.mere)},
-          {"mare", number(cmp.ascend.mare)}};
+          {"max_ulps", json_number(cmp.max_ulps)},
+          {"mere", json_number(cmp.ascend.mere)},
+          {"mare", json_number(cmp.ascend.mare)}};
 }
 
 // The work of one task in a child process: run, judge, and for a deviation shrink, fingerprint
@@ -223,7 +217,7 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
   Outcome o = run_case(sut, op, c);
   mark('J');
   Judgement j = judge(op, c, o, policy);
-  std::erase_if(j.results, [&](const ClauseResult &r) { return is_skipped(cfg, r.clause); });
+  drop_skipped(j, cfg);
   nlohmann::json r{{"index", t.index}, {"op", op.name}};
   r["results"] = nlohmann::json::array();
   for (const auto &cr : j.results) r["results"].push_back({cr.clause, cr.pass, cr.detail});
@@ -595,9 +589,9 @@ class Campaign {
       it->elements += n;
       for (size_t b = 0; b < it->histogram.size(); ++b)
         it->histogram[b] += cmp.at("histogram")[b].get<int64_t>();
-      it->max_ulps = std::max(it->max_ulps, number_from(cmp.at("max_ulps")));
-      it->mere_weighted_sum += number_from(cmp.at("mere")) * static_cast<double>(n);
-      it->mare = std::max(it->mare, number_from(cmp.at("mare")));
+      it->max_ulps = std::max(it->max_ulps, number_from_json(cmp.at("max_ulps")));
+      it->mere_weighted_sum += number_from_json(cmp.at("mere")) * static_cast<double>(n);
+      it->mare = std::max(it->mare, number_from_json(cmp.at("mare")));
     }
     if (!r.contains("deviation")) return;
     const auto &dj = r.at("deviation");

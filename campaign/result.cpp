@@ -24,17 +24,6 @@ std::string clause_status_name(ClauseStatus s) {
 }
 
 namespace {
-// JSON has no inf or NaN (nlohmann writes null): non-finite numbers travel as strings.
-nlohmann::json number(double v) {
-  if (std::isfinite(v)) return v;
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-double number_from(const nlohmann::json &j) {
-  if (j.is_number()) return j.get<double>();
-  const std::string s = j.get<std::string>();
-  return s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : NAN;
-}
-
 ClauseStatus status_from_name(const std::string &s) {
   for (auto st : {ClauseStatus::kConforms, ClauseStatus::kDeviates, ClauseStatus::kNotReached,
                   ClauseStatus::kSkipped, ClauseStatus::kExpectedFailure})
@@ -87,6 +76,17 @@ void finalize_statuses(CampaignResult &r) {
   }
 }
 
+nlohmann::json json_number(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+double number_from_json(const nlohmann::json &j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  return s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : NAN;
+}
+
 nlohmann::json to_json(const CampaignResult &r) {
   nlohmann::json j;
   j["schema"] = r.schema;
@@ -134,9 +134,9 @@ nlohmann::json to_json(const CampaignResult &r) {
     j["accuracy"].push_back({{"op", a.op},
                              {"dtype", a.dtype},
                              {"elements", a.elements},
-                             {"max_ulps", number(a.max_ulps)},
-                             {"mere", number(a.mere())},
-                             {"mare", number(a.mare)},
+                             {"max_ulps", json_number(a.max_ulps)},
+                             {"mere", json_number(a.mere())},
+                             {"mare", json_number(a.mare)},
                              {"histogram", hist}});
   }
   j["warnings"] = r.warnings;
@@ -194,9 +194,9 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     s.op = a.at("op");
     s.dtype = a.at("dtype");
     s.elements = a.at("elements");
-    s.max_ulps = number_from(a.at("max_ulps"));
-    s.mere_weighted_sum = number_from(a.at("mere")) * static_cast<double>(s.elements);
-    s.mare = number_from(a.at("mare"));
+    s.max_ulps = number_from_json(a.at("max_ulps"));
+    s.mere_weighted_sum = number_from_json(a.at("mere")) * static_cast<double>(s.elements);
+    s.mare = number_from_json(a.at("mare"));
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       s.histogram[static_cast<size_t>(b)] = a.at("histogram").at(aclnn_ref::bucket_label(b));
     r.accuracy.push_back(std::move(s));

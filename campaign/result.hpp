@@ -86,6 +86,11 @@ struct CampaignResult {
   ClauseVerdict *clause(const std::string &id);
 };
 
+// JSON has no inf or NaN (nlohmann writes null): report numbers that may be non-finite travel
+// through these, as the strings "inf", "-inf", "nan".
+nlohmann::json json_number(double v);
+double number_from_json(const nlohmann::json &j);
+
 nlohmann::json to_json(const CampaignResult &r);
 CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema it cannot read
 

@@ -116,10 +116,6 @@ void print_summary(const CampaignResult &r, const std::string &out_dir) {
                            r.conformant() ? "CONFORMANT" : "DEVIATIONS FOUND", out_dir);
 }
 
-std::optional<Product> parse_product(const std::string &s) {
-  return product_from_name(s);
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -252,7 +248,7 @@ int main(int argc, char **argv) {
       std::cout << summary.dump(1) << "\n";
       return kConformant;
     }
-    const auto product = parse_product(soc);
+    const auto product = product_from_name(soc);
     if (!product) throw std::invalid_argument("unknown --soc '" + soc + "'");
     cfg.product = *product;
     cfg.accuracy =

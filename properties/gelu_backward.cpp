@@ -9,6 +9,7 @@
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
+#include "reference/promotion.hpp"
 
 namespace aclnn_conform {
 namespace {
@@ -47,15 +48,6 @@ rc::Gen<std::pair<DType, DType>> dtype_pair(Product p) {
   });
 }
 
-DType promoted(DType a, DType b) {
-  auto rank = [](DType t) {
-    return t == DType::kFloat32 ? 3 : (t == DType::kFloat16 || t == DType::kBFloat16) ? 2 : 0;
-  };
-  if (a == b) return a;
-  if (rank(a) == 2 && rank(b) == 2) return DType::kFloat32;
-  return rank(a) >= rank(b) ? a : b;
-}
-
 rc::Gen<uint64_t> values_for(DType t, bool is_x) {
   if (!aclnn_ref::is_floating(t))
     return rc::gen::map(gen::value_bits(DType::kInt32), [t](uint64_t b) {
@@ -92,7 +84,8 @@ rc::Gen<Case> gen_valid(Product p) {
     c.product = p;
     c.tensors.emplace_back("gradOutput", *gen::tensor(dy_shape, dy_t, values_for(dy_t, false), in));
     c.tensors.emplace_back("self", *gen::tensor(x_shape, x_t, values_for(x_t, true), in));
-    c.tensors.emplace_back("gradInput", *gen::output(out_shape, promoted(dy_t, x_t)));
+    c.tensors.emplace_back("gradInput",
+                           *gen::output(out_shape, *aclnn_ref::promote_types(dy_t, x_t)));
     return c;
   });
 }
