@@ -22,7 +22,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "campaign/protocol.hpp"
+#include "properties/protocol.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
 #include "properties/runner.hpp"

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "properties/protocol.hpp"
+
 namespace aclnn_conform {
 
 const Sut &builtin_sut() {
@@ -73,32 +75,13 @@ void prop_deterministic(const Sut &sut, const OpDescriptor &op, Product product)
 void prop_executor_runs_once(const Sut &sut, const OpDescriptor &op, Product product) {
   const Case c = *op.gen_valid(product);
   RC_PRE(op.check(c, {}).ok());
-  setenv("ACLNN_CPU_SOC", std::string(product_name(c.product)).c_str(), 1);
-  std::vector<std::unique_ptr<StagedTensor>> staged;
-  std::vector<aclTensor *> tensors;
-  for (const auto &[name, t] : c.tensors) {
-    staged.push_back(std::make_unique<StagedTensor>(sut, t));
-    RC_ASSERT(staged.back()->ok());
-    tensors.push_back(staged.back()->tensor());
+  // The shared two-phase rules (ABI-TWOPHASE-2/3/4) and the other protocol probes, as a campaign
+  // runs them on any SUT.
+  const auto results = protocol_probe(sut, op, c);
+  for (const auto &r : results) {
+    RC_TAG(r.clause);
+    if (!r.pass) RC_FAIL(r.clause + " on " + c.describe() + ": " + r.detail);
   }
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  RC_ASSERT(op.phase_one(sut.abi(), c, tensors, &ws, &ex) == 0);
-  void *workspace = nullptr;
-  if (ws > 0) {
-    RC_ASSERT(sut.abi().malloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
-    // ABI-TWOPHASE-3 (project): a workspace smaller than asked for is refused, and the executor
-    // stays usable.
-    RC_ASSERT(op.phase_two(sut.abi(), workspace, ws - 1, ex, sut.stream()) == 161002);
-    // ABI-TWOPHASE-3: workspace NULL with a size > 0.
-    RC_ASSERT(op.phase_two(sut.abi(), nullptr, ws, ex, sut.stream()) == 161001);
-  }
-  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, ex, sut.stream()) == 0);
-  // ABI-TWOPHASE-4: the executor was released by its run.
-  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, ex, sut.stream()) == 161002);
-  // ABI-TWOPHASE-3: a NULL executor.
-  RC_ASSERT(op.phase_two(sut.abi(), workspace, ws, nullptr, sut.stream()) == 161001);
-  if (workspace) sut.abi().free(workspace);
 }
 
 }  // namespace aclnn_conform

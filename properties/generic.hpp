@@ -27,8 +27,8 @@ void prop_invalid_call_rejected(const Sut &sut, const OpDescriptor &op, Product 
 //    (built-in library), gives bitwise identical storage.
 void prop_deterministic(const Sut &sut, const OpDescriptor &op, Product product);
 
-// 3. An executor runs once (ABI-TWOPHASE-4): a second run is refused with 161002, and a
-//    workspace smaller than phase one asked for is refused (ABI-TWOPHASE-3).
+// 3. The protocol probes of properties/protocol.hpp: two-phase checks (an executor runs once,
+//    ABI-TWOPHASE-2/3/4), determinism, formats, tensor creation and the runtime.
 void prop_executor_runs_once(const Sut &sut, const OpDescriptor &op, Product product);
 
 // Asserts the judgement passed, printing the case and the failing clauses otherwise.

@@ -1,4 +1,4 @@
-#include "campaign/protocol.hpp"
+#include "properties/protocol.hpp"
 
 #include <fmt/format.h>
 
