@@ -74,7 +74,7 @@ uint64_t fnv1a(const std::string &s) {
 struct Task {
   int64_t index = 0;  // global index in the seed space (or -1 - k for corpus entries)
   const OpDescriptor *op = nullptr;
-  // kProtocol: a valid case on which the shared ABI rules are probed (campaign/protocol.hpp).
+  // kProtocol: a valid case on which the shared ABI rules are probed (properties/protocol.hpp).
   enum class Kind { kValid, kInvalid, kCorpus, kProtocol } kind = Kind::kValid;
   uint64_t seed = 0;
   int size = 0;
