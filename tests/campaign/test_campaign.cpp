@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
+#include "edge_cases/edge_case.hpp"
 
 namespace {
 using namespace aclnn_conform;
@@ -150,12 +152,48 @@ TEST(CampaignOnBrokenSut, NamesTheVariantsItFollows) {
 }
 
 // A crash and a hang are recorded deviations; the campaign goes on to the end.
-TEST(CampaignOnBrokenSut, SurvivesCrashesAndHangs) {
+TEST(CampaignOnBrokenSut, SurvivesCrashes) {
   const CampaignResult r = broken_campaign({"LayerNormBackward"}, 80, "broken-crash");
   EXPECT_EQ(r.cases, 80);
   bool crash = false;
   for (const auto &d : r.deviations) crash |= d.kind == "crash";
   EXPECT_TRUE(crash);
+}
+
+// The broken library hangs on a LayerNorm row of 5 elements: the case is killed after the per-case
+// timeout, recorded as a timeout deviation, and the next stored case still runs.
+TEST(CampaignOnBrokenSut, SurvivesHangs) {
+  const fs::path dir = fresh_dir("broken-hang");
+  fs::create_directories(dir / "cases");
+  auto ln_case = [](int64_t n) {
+    Case c;
+    c.op = "LayerNormBackward";
+    const std::vector<double> ones(static_cast<size_t>(n), 1.0);
+    c.tensors = {{"gradOut", values_tensor(DType::kFloat32, {1, n}, ones)},
+                 {"input", values_tensor(DType::kFloat32, {1, n}, ones)},
+                 {"mean", values_tensor(DType::kFloat32, {1}, {0.5})},
+                 {"rstd", values_tensor(DType::kFloat32, {1}, {2.0})},
+                 {"weightOptional", TensorArg::null()},
+                 {"biasOptional", TensorArg::null()},
+                 {"gradInputOut", output_tensor(DType::kFloat32, {1, n})},
+                 {"gradWeightOut", TensorArg::null()},
+                 {"gradBiasOut", TensorArg::null()}};
+    c.attrs = {{"normalizedShape", std::vector<int64_t>{n}},
+               {"outputMask", std::vector<bool>{true, false, false}}};
+    return c;
+  };
+  std::ofstream(dir / "cases" / "a-hang.json") << to_json(ln_case(5)).dump();
+  std::ofstream(dir / "cases" / "b-fine.json") << to_json(ln_case(4)).dump();
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(dir.string());
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.case_timeout_seconds = 2;
+  const CampaignResult r = replay_cases(cfg, {(dir / "cases").string()}, log);
+  EXPECT_EQ(r.cases, 2);
+  ASSERT_EQ(r.deviations.size(), 1u);
+  EXPECT_EQ(r.deviations.front().kind, "timeout");
+  // A hang on a valid call counts against the first value clause the case reaches.
+  EXPECT_EQ(r.deviations.front().clause.rfind("LN-VALUE-", 0), 0u) << r.deviations.front().clause;
 }
 
 }  // namespace
