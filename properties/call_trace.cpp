@@ -1,0 +1,47 @@
+#include "properties/call_trace.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace aclnn_conform {
+namespace {
+
+CallTrace *g_sink = nullptr;
+
+template <size_t N>
+void copy_text(char (&dst)[N], std::string_view s) {
+  const size_t n = std::min(s.size(), N - 1);
+  std::memcpy(dst, s.data(), n);
+  dst[n] = '\0';
+}
+
+}  // namespace
+
+void set_call_trace(CallTrace *sink) {
+  g_sink = sink;
+}
+CallTrace *call_trace() {
+  return g_sink;
+}
+
+ClauseScope::ClauseScope(std::string_view clause) {
+  if (!g_sink) return;
+  std::memcpy(saved_, g_sink->clause, sizeof saved_);
+  copy_text(g_sink->clause, clause);
+}
+
+ClauseScope::~ClauseScope() {
+  if (g_sink) std::memcpy(g_sink->clause, saved_, sizeof saved_);
+}
+
+void enter_sut(std::string_view call) {
+  if (!g_sink) return;
+  copy_text(g_sink->call, call);
+  __atomic_store_n(&g_sink->in_sut, 1, __ATOMIC_SEQ_CST);
+}
+
+void leave_sut() {
+  if (g_sink) __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
+}
+
+}  // namespace aclnn_conform
