@@ -22,9 +22,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "properties/protocol.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
+#include "properties/protocol.hpp"
 #include "properties/runner.hpp"
 
 namespace aclnn_conform {
@@ -139,10 +139,6 @@ std::string first_failure(const Judgement &j) {
   for (const auto &r : j.results)
     if (!r.pass) return r.clause;
   return "";
-}
-
-std::string status_text(const aclnn_ref::Verdict &v) {
-  return v.ok() ? "0" : fmt::format("{} ({})", v.status, v.clause);
 }
 
 // Variants under which the case conforms, each single variant then all of the op's together:
@@ -277,7 +273,8 @@ nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg
                     {"kind", "deviation"},
                     {"variants", fp.strict},
                     {"consistent_variants", fp.consistent},
-                    {"expected_status", status_text(verdict)},
+                    {"expected_status", verdict.status},
+                    {"expected_clause", verdict.ok() ? "" : verdict.clause},
                     {"got_status", o.status}};
   return r;
 }
@@ -560,7 +557,8 @@ class Campaign {
     d.all_failures = clause + ": " + what + "\n";
     d.minimal = c;
     d.origin = t.origin;
-    d.expected_status = status_text(verdict);
+    d.expected_status = verdict.status;
+    d.expected_clause = verdict.ok() ? "" : verdict.clause;
     add_deviation(std::move(d));
   }
 
@@ -607,6 +605,7 @@ class Campaign {
     d.variants = dj.at("variants").get<std::vector<std::string>>();
     d.consistent_variants = dj.at("consistent_variants").get<std::vector<std::string>>();
     d.expected_status = dj.at("expected_status");
+    d.expected_clause = dj.at("expected_clause");
     d.got_status = dj.at("got_status");
     add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint
   }

@@ -4,6 +4,7 @@
 // corpus that the next run replays first.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -37,6 +38,18 @@ struct CampaignConfig {
   bool use_corpus = true;         // replay <out>/corpus first, store new counterexamples there
   int shrink_attempts = 400;      // per deviation
   int deviations_per_clause = 3;  // shrink and keep at most this many per clause
+  // Unreached / under-tested clauses do not make the verdict INCOMPLETE (the report lists them).
+  bool allow_incomplete = false;
+  // Variants the SUT follows by design (--expect-variant): deviations they explain are
+  // "conforms to variant", not "deviates".
+  std::vector<std::string> expect_variants;
+  // ECMAScript regex (searched, as ctest -R): clauses it does not match are skipped by selection
+  // and do not count towards the verdict. Empty: every clause.
+  std::string clause_pattern;
+  std::string replay_case_id;  // replay: only the corpus entry with this id (file stem)
+  // Set by the CLI's SIGINT/SIGTERM handler: the engine stops its workers and returns what ran,
+  // with CampaignResult::interrupted = true, within 5 s.
+  const volatile std::sig_atomic_t *stop_requested = nullptr;
 };
 
 // Generator size bound of a tier (rapidcheck's size parameter).

@@ -258,8 +258,9 @@ std::vector<const Deviation *> deviations_of(const CampaignResult &r, const std:
 }
 
 std::string expected_got(const Deviation &d) {
-  if (d.expected_status.empty()) return "";
-  return fmt::format("expected status {}, got {}", d.expected_status, d.got_status);
+  if (d.expected_status == d.got_status && d.expected_status == 0) return "";
+  return fmt::format("expected status {}{}, got {}", d.expected_status,
+                     d.expected_clause.empty() ? "" : " (" + d.expected_clause + ")", d.got_status);
 }
 
 // Element values of a small case's present tensors, one line per tensor.
@@ -348,7 +349,7 @@ std::string render_markdown(const CampaignResult &r) {
     s += "- Kind: " + md_cell(d.kind.empty() ? "deviation" : d.kind) + "\n";
     s += "- Variants: " + variants_text(d.variants) + "\n";
     s += "- Case: " + md_code(d.minimal.describe()) + "\n";
-    if (!d.expected_status.empty()) s += "- Status: " + md_cell(expected_got(d)) + "\n";
+    if (!expected_got(d).empty()) s += "- Status: " + md_cell(expected_got(d)) + "\n";
     if (!d.detail.empty()) s += "- Detail: " + md_cell(d.detail) + "\n";
     if (!d.origin.empty())
       s += fmt::format("- Origin: {} (shrunk in {} steps)\n", md_cell(d.origin), d.shrink_steps);
@@ -483,7 +484,7 @@ std::string render_junit(const CampaignResult &r) {
                              variants_text(c.variants));
           for (const Deviation *d : devs) {
             body += "\ncase: " + d->minimal.describe() + "\n";
-            if (!d->expected_status.empty()) body += expected_got(*d) + "\n";
+            if (!expected_got(*d).empty()) body += expected_got(*d) + "\n";
             if (!d->repro_file.empty()) body += "repro: " + d->repro_file + "\n";
             body += d->all_failures.empty() ? d->detail + "\n" : d->all_failures + "\n";
           }
@@ -634,7 +635,7 @@ std::string render_html(const CampaignResult &r) {
     s += "<table>\n";
     s += "<tr><th>Variants</th><td>" + h(variants_text(d.variants)) + "</td></tr>\n";
     s += "<tr><th>Case</th><td><code>" + h(d.minimal.describe()) + "</code></td></tr>\n";
-    if (!d.expected_status.empty())
+    if (!expected_got(d).empty())
       s += "<tr><th>Status</th><td>" + h(expected_got(d)) + "</td></tr>\n";
     if (!d.origin.empty())
       s += "<tr><th>Origin</th><td>" +

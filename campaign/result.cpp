@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -19,6 +21,28 @@ std::string clause_status_name(ClauseStatus s) {
       return "skipped";
     case ClauseStatus::kExpectedFailure:
       return "expected failure";
+    case ClauseStatus::kUnderTested:
+      return "under-tested";
+    case ClauseStatus::kConformsToVariant:
+      return "conforms to variant";
+  }
+  return "unknown";
+}
+
+std::string conform_version() {
+  return ACLNN_CONFORM_VERSION;
+}
+
+std::string verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kConformant:
+      return "CONFORMANT";
+    case Verdict::kDeviations:
+      return "DEVIATIONS";
+    case Verdict::kIncomplete:
+      return "INCOMPLETE";
+    case Verdict::kInterrupted:
+      return "INTERRUPTED";
   }
   return "unknown";
 }
@@ -26,7 +50,8 @@ std::string clause_status_name(ClauseStatus s) {
 namespace {
 ClauseStatus status_from_name(const std::string &s) {
   for (auto st : {ClauseStatus::kConforms, ClauseStatus::kDeviates, ClauseStatus::kNotReached,
-                  ClauseStatus::kSkipped, ClauseStatus::kExpectedFailure})
+                  ClauseStatus::kSkipped, ClauseStatus::kExpectedFailure,
+                  ClauseStatus::kUnderTested, ClauseStatus::kConformsToVariant})
     if (clause_status_name(st) == s) return st;
   throw std::runtime_error("unknown clause status '" + s + "'");
 }
@@ -35,9 +60,25 @@ bool listed(const std::vector<std::string> &list, const std::string &id) {
 }
 }  // namespace
 
+Verdict CampaignResult::verdict() const {
+  if (interrupted) return Verdict::kInterrupted;
+  if (!conformant()) return Verdict::kDeviations;
+  if (!allow_incomplete && std::any_of(clauses.begin(), clauses.end(), [](const auto &c) {
+        return c.status == ClauseStatus::kNotReached || c.status == ClauseStatus::kUnderTested;
+      }))
+    return Verdict::kIncomplete;
+  return Verdict::kConformant;
+}
+
 bool CampaignResult::conformant() const {
   return std::none_of(clauses.begin(), clauses.end(),
                       [](const auto &c) { return c.status == ClauseStatus::kDeviates; });
+}
+
+const ClauseVerdict *CampaignResult::clause(const std::string &id) const {
+  for (const auto &c : clauses)
+    if (c.id == id) return &c;
+  return nullptr;
 }
 
 ClauseVerdict *CampaignResult::clause(const std::string &id) {
@@ -47,14 +88,26 @@ ClauseVerdict *CampaignResult::clause(const std::string &id) {
 }
 
 void finalize_statuses(CampaignResult &r) {
+  std::optional<std::regex> pattern;
+  if (!r.clause_pattern.empty()) pattern.emplace(r.clause_pattern, std::regex::ECMAScript);
+  // A kept counterexample is explained by an expected variant under which it conforms strictly.
+  for (auto &d : r.deviations) {
+    d.expected_variant.clear();
+    for (const auto &v : r.expected_variants)
+      if (listed(d.variants, v)) {
+        d.expected_variant = v;
+        break;
+      }
+  }
   for (auto &c : r.clauses) {
     // The fingerprint: variants that strictly explain some kept counterexample of the clause and
     // that none of them contradicts.
     std::vector<std::string> named;
-    bool any = false;
+    bool any = false, all_expected = true;
     for (const auto &d : r.deviations) {
       if (d.clause != c.id) continue;
       any = true;
+      all_expected = all_expected && !d.expected_variant.empty();
       for (const auto &v : d.variants)
         if (!listed(named, v)) named.push_back(v);
     }
@@ -65,14 +118,23 @@ void finalize_statuses(CampaignResult &r) {
       });
     }
     if (any) c.variants = named;
-    if (listed(r.skipped, c.id))
+    c.expected_variants_matched.clear();
+    if (any && all_expected)
+      for (const auto &d : r.deviations)
+        if (d.clause == c.id && !listed(c.expected_variants_matched, d.expected_variant))
+          c.expected_variants_matched.push_back(d.expected_variant);
+    if (listed(r.skipped, c.id) || (pattern && !std::regex_search(c.id, *pattern)))
       c.status = ClauseStatus::kSkipped;
+    else if (c.deviations > 0 && listed(r.xfails, c.id))
+      c.status = ClauseStatus::kExpectedFailure;
     else if (c.deviations > 0)
-      c.status = listed(r.xfails, c.id) ? ClauseStatus::kExpectedFailure : ClauseStatus::kDeviates;
-    else if (c.reached > 0)
-      c.status = ClauseStatus::kConforms;
-    else
+      c.status = any && all_expected ? ClauseStatus::kConformsToVariant : ClauseStatus::kDeviates;
+    else if (c.reached == 0)
       c.status = ClauseStatus::kNotReached;
+    else if (c.reached < c.min_cases)
+      c.status = ClauseStatus::kUnderTested;
+    else
+      c.status = ClauseStatus::kConforms;
   }
 }
 
@@ -87,41 +149,91 @@ double number_from_json(const nlohmann::json &j) {
   return s == "inf" ? INFINITY : s == "-inf" ? -INFINITY : NAN;
 }
 
+void put_number(nlohmann::json &j, const std::string &key, double v) {
+  if (std::isfinite(v)) {
+    j[key] = v;
+    return;
+  }
+  j[key] = nullptr;
+  j[key + "_nonfinite"] = std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+double get_number(const nlohmann::json &j, const std::string &key) {
+  const auto &v = j.at(key);
+  if (v.is_number()) return v.get<double>();
+  const std::string s = j.at(key + "_nonfinite").get<std::string>();
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  if (s == "nan") return NAN;
+  throw std::runtime_error(key + "_nonfinite: '" + s + "' is not inf, -inf or nan");
+}
+
+nlohmann::json to_json(const SutIdentity &s) {
+  return {{"path", s.path}, {"soname", s.soname}, {"size", s.size}, {"sha256", s.sha256}};
+}
+
+SutIdentity sut_identity_from_json(const nlohmann::json &j) {
+  SutIdentity s;
+  s.path = j.at("path");
+  s.soname = j.at("soname");
+  s.size = j.at("size");
+  s.sha256 = j.at("sha256");
+  return s;
+}
+
 nlohmann::json to_json(const CampaignResult &r) {
   nlohmann::json j;
   j["schema"] = r.schema;
+  j["tool_version"] = r.tool_version;
   j["sut"] = r.sut;
+  j["sut_identity"] = to_json(r.sut_identity);
   j["product"] = r.product;
   j["tier"] = r.tier;
   j["policy"] = r.policy;
   j["seed"] = r.seed;
   j["shard"] = r.shard;
+  j["shard_source"] = r.shard_source;
   j["ops"] = r.ops;
   j["cases"] = r.cases;
   j["seconds"] = r.seconds;
-  j["conformant"] = r.conformant();
+  j["verdict"] = verdict_name(r.verdict());
+  j["conformant"] = r.verdict() == Verdict::kConformant;
+  j["interrupted"] = r.interrupted;
+  j["allow_incomplete"] = r.allow_incomplete;
+  j["expected_variants"] = r.expected_variants;
+  j["clause_pattern"] = r.clause_pattern;
   j["clauses"] = nlohmann::json::array();
   for (const auto &c : r.clauses)
     j["clauses"].push_back({{"id", c.id},
                             {"op", c.op},
                             {"status", clause_status_name(c.status)},
                             {"reached", c.reached},
+                            {"min_cases", c.min_cases},
                             {"deviations", c.deviations},
+                            {"seconds", c.seconds},
                             {"variants", c.variants},
+                            {"expected_variants_matched", c.expected_variants_matched},
                             {"first_detail", c.first_detail}});
   j["deviations"] = nlohmann::json::array();
   for (const auto &d : r.deviations)
     j["deviations"].push_back({{"op", d.op},
                                {"clause", d.clause},
                                {"kind", d.kind},
+                               {"call", d.call},
                                {"detail", d.detail},
+                               {"summary", d.summary},
                                {"all_failures", d.all_failures},
                                {"variants", d.variants},
                                {"consistent_variants", d.consistent_variants},
+                               {"expected_variant", d.expected_variant},
                                {"origin", d.origin},
                                {"shrink_steps", d.shrink_steps},
+                               {"found_at_seconds", d.found_at_seconds},
+                               {"found_at_case", d.found_at_case},
                                {"expected_status", d.expected_status},
+                               {"expected_clause", d.expected_clause},
                                {"got_status", d.got_status},
+                               {"case_id", d.case_id},
                                {"repro_file", d.repro_file},
                                {"corpus_file", d.corpus_file},
                                {"case_description", d.minimal.describe()},
@@ -131,13 +243,12 @@ nlohmann::json to_json(const CampaignResult &r) {
     nlohmann::json hist = nlohmann::json::object();
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       hist[aclnn_ref::bucket_label(b)] = a.histogram[static_cast<size_t>(b)];
-    j["accuracy"].push_back({{"op", a.op},
-                             {"dtype", a.dtype},
-                             {"elements", a.elements},
-                             {"max_ulps", json_number(a.max_ulps)},
-                             {"mere", json_number(a.mere())},
-                             {"mare", json_number(a.mare)},
-                             {"histogram", hist}});
+    nlohmann::json row = {
+        {"op", a.op}, {"dtype", a.dtype}, {"elements", a.elements}, {"histogram", hist}};
+    put_number(row, "max_ulps", a.max_ulps);
+    put_number(row, "mere", a.mere());
+    put_number(row, "mare", a.mare);
+    j["accuracy"].push_back(std::move(row));
   }
   j["warnings"] = r.warnings;
   j["skipped"] = r.skipped;
@@ -151,23 +262,33 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   if (r.schema != kSchemaVersion)
     throw std::runtime_error("report schema " + std::to_string(r.schema) + " is not " +
                              std::to_string(kSchemaVersion));
+  r.tool_version = j.at("tool_version");
   r.sut = j.at("sut");
+  r.sut_identity = sut_identity_from_json(j.at("sut_identity"));
   r.product = j.at("product");
   r.tier = j.at("tier");
   r.policy = j.at("policy");
   r.seed = j.at("seed");
   r.shard = j.at("shard");
+  r.shard_source = j.at("shard_source");
   r.ops = j.at("ops").get<std::vector<std::string>>();
   r.cases = j.at("cases");
   r.seconds = j.at("seconds");
+  r.interrupted = j.at("interrupted");
+  r.allow_incomplete = j.at("allow_incomplete");
+  r.expected_variants = j.at("expected_variants").get<std::vector<std::string>>();
+  r.clause_pattern = j.at("clause_pattern");
   for (const auto &c : j.at("clauses")) {
     ClauseVerdict v;
     v.id = c.at("id");
     v.op = c.at("op");
     v.status = status_from_name(c.at("status"));
     v.reached = c.at("reached");
+    v.min_cases = c.at("min_cases");
     v.deviations = c.at("deviations");
+    v.seconds = c.at("seconds");
     v.variants = c.at("variants").get<std::vector<std::string>>();
+    v.expected_variants_matched = c.at("expected_variants_matched").get<std::vector<std::string>>();
     v.first_detail = c.at("first_detail");
     r.clauses.push_back(std::move(v));
   }
@@ -176,14 +297,21 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     v.op = d.at("op");
     v.clause = d.at("clause");
     v.kind = d.at("kind");
+    v.call = d.at("call");
     v.detail = d.at("detail");
+    v.summary = d.at("summary");
     v.all_failures = d.at("all_failures");
     v.variants = d.at("variants").get<std::vector<std::string>>();
-    v.consistent_variants = d.value("consistent_variants", std::vector<std::string>{});
+    v.consistent_variants = d.at("consistent_variants").get<std::vector<std::string>>();
+    v.expected_variant = d.at("expected_variant");
     v.origin = d.at("origin");
     v.shrink_steps = d.at("shrink_steps");
+    v.found_at_seconds = d.at("found_at_seconds");
+    v.found_at_case = d.at("found_at_case");
     v.expected_status = d.at("expected_status");
+    v.expected_clause = d.at("expected_clause");
     v.got_status = d.at("got_status");
+    v.case_id = d.at("case_id");
     v.repro_file = d.at("repro_file");
     v.corpus_file = d.at("corpus_file");
     v.minimal = case_from_json(d.at("case"));
@@ -194,9 +322,9 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     s.op = a.at("op");
     s.dtype = a.at("dtype");
     s.elements = a.at("elements");
-    s.max_ulps = number_from_json(a.at("max_ulps"));
-    s.mere_weighted_sum = number_from_json(a.at("mere")) * static_cast<double>(s.elements);
-    s.mare = number_from_json(a.at("mare"));
+    s.max_ulps = get_number(a, "max_ulps");
+    s.mere_weighted_sum = get_number(a, "mere") * static_cast<double>(s.elements);
+    s.mare = get_number(a, "mare");
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       s.histogram[static_cast<size_t>(b)] = a.at("histogram").at(aclnn_ref::bucket_label(b));
     r.accuracy.push_back(std::move(s));
@@ -213,14 +341,18 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   std::set<std::string> shard_names = {m.shard};
   for (size_t i = 1; i < shards.size(); ++i) {
     const CampaignResult &s = shards[i];
-    if (s.sut != m.sut || s.product != m.product || s.seed != m.seed || s.policy != m.policy)
+    if (s.sut != m.sut || s.product != m.product || s.seed != m.seed || s.policy != m.policy ||
+        s.sut_identity.sha256 != m.sut_identity.sha256 ||
+        s.expected_variants != m.expected_variants || s.clause_pattern != m.clause_pattern)
       throw std::runtime_error("shard " + s.shard +
-                               " is of another campaign (SUT, product, seed "
-                               "or policy differ)");
+                               " is of another campaign (SUT, its SHA-256, product, seed, "
+                               "policy, expected variants or clause pattern differ)");
     if (!shard_names.insert(s.shard).second)
       throw std::runtime_error("shard " + s.shard + " appears twice");
     m.cases += s.cases;
     m.seconds = std::max(m.seconds, s.seconds);
+    m.interrupted = m.interrupted || s.interrupted;
+    m.allow_incomplete = m.allow_incomplete && s.allow_incomplete;
     for (const auto &c : s.clauses) {
       ClauseVerdict *t = m.clause(c.id);
       if (!t) {
@@ -229,6 +361,9 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       }
       t->reached += c.reached;
       t->deviations += c.deviations;
+      t->seconds += c.seconds;
+      // The minimum is the campaign's, over all shards together.
+      t->min_cases = std::max(t->min_cases, c.min_cases);
       if (t->first_detail.empty()) t->first_detail = c.first_detail;
     }
     m.deviations.insert(m.deviations.end(), s.deviations.begin(), s.deviations.end());

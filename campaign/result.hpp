@@ -14,7 +14,27 @@
 
 namespace aclnn_conform {
 
-constexpr int kSchemaVersion = 1;
+// 2: typed statuses (expected_status is an int, expected_clause its clause), non-finite numbers
+// as null plus a "<field>_nonfinite" string, the verdict, the SUT's identity, coverage minimums.
+constexpr int kSchemaVersion = 2;
+
+// aclnn-conform's version: the CMake project version, recorded in every report.
+std::string conform_version();
+
+// Which library a result is about: enough to tell two builds apart (docs/report-format.md).
+struct SutIdentity {
+  std::string path;    // absolute path of the file that was loaded ("builtin" resolved)
+  std::string soname;  // DT_SONAME of its ELF dynamic section, "" if it has none
+  int64_t size = 0;    // bytes
+  std::string sha256;  // lowercase hex of the file's contents
+};
+
+// Identifies the library at `path` ("builtin": the built-in library). Throws std::runtime_error
+// naming the path if the file cannot be read.
+SutIdentity identify_sut(const std::string &path);
+
+nlohmann::json to_json(const SutIdentity &s);
+SutIdentity sut_identity_from_json(const nlohmann::json &j);
 
 // One deviation: a shrunk counterexample and what is wrong with it.
 struct Deviation {
@@ -30,15 +50,34 @@ struct Deviation {
   // Variants the case does not contradict: it conforms under them by the Ascend precision
   // standard (e.g. a result of 0 where the variant's exact value is 1e-23).
   std::vector<std::string> consistent_variants;
-  // Values of record and what came, for the first mismatching elements (for reports and repros).
-  std::string expected_status;  // e.g. "161002 (GELU-BCAST-2)" or "0"
+  // The status of record and the status that came.
+  int32_t expected_status = 0;  // e.g. 161002
+  std::string expected_clause;  // the clause that demands expected_status ("" for success)
   int32_t got_status = 0;
   std::string repro_file;  // relative to the output directory, once written
   std::string corpus_file;
+  // The ABI call in flight when the SUT deviated, crashed or hung, e.g.
+  // "aclnnGeluBackwardGetWorkspaceSize" or "protocol: second run of the executor".
+  std::string call;
+  double found_at_seconds = 0;   // time into the run when it was first found
+  int64_t found_at_case = 0;     // cases run before it was first found
+  std::string case_id;           // stable id of its corpus entry (the file stem): replay --case ID
+  std::string summary;           // the shrunk case in words, one line
+  std::string expected_variant;  // the expected variant (--expect-variant) that explains it
 };
 
-enum class ClauseStatus { kConforms, kDeviates, kNotReached, kSkipped, kExpectedFailure };
-std::string clause_status_name(ClauseStatus s);  // "conforms", "deviates", "not reached", ...
+enum class ClauseStatus {
+  kConforms,
+  kDeviates,
+  kNotReached,  // no case reached it
+  kSkipped,     // skipped by request or not selected by the clause pattern
+  kExpectedFailure,
+  kUnderTested,        // reached by fewer than min_cases cases (but by some)
+  kConformsToVariant,  // every deviation is explained by an expected variant
+};
+// "conforms", "deviates", "not reached", "skipped", "expected failure", "under-tested",
+// "conforms to variant".
+std::string clause_status_name(ClauseStatus s);
 
 struct ClauseVerdict {
   std::string id;
@@ -50,7 +89,14 @@ struct ClauseVerdict {
   // clause and that no kept counterexample contradicts (see Deviation::consistent_variants).
   std::vector<std::string> variants;
   std::string first_detail;  // the first deviation's text
+  int64_t min_cases = 0;     // reaching cases the tier demands (0: no minimum)
+  double seconds = 0;        // wall time of the cases that reached it (JUnit time)
+  std::vector<std::string> expected_variants_matched;  // expected variants that explain it
 };
+
+// The run's verdict, in order of precedence; each has its own exit code (cli/main.cpp).
+enum class Verdict { kConformant, kDeviations, kIncomplete, kInterrupted };
+std::string verdict_name(Verdict v);  // "CONFORMANT", "DEVIATIONS", "INCOMPLETE", "INTERRUPTED"
 
 // ULP histogram and Ascend metrics of one op's outputs of one dtype.
 struct AccuracyStats {
@@ -66,12 +112,15 @@ struct AccuracyStats {
 
 struct CampaignResult {
   int schema = kSchemaVersion;
-  std::string sut;
-  std::string product;  // ascend910b, ...
-  std::string tier;     // smoke, ci, nightly
-  std::string policy;   // ulp, ascend
+  std::string sut;  // as given: "builtin" or a path
+  SutIdentity sut_identity;
+  std::string tool_version;  // aclnn-conform's version (the CMake project version)
+  std::string product;       // ascend910b, ...
+  std::string tier;          // smoke, ci, nightly
+  std::string policy;        // ulp, ascend
   uint64_t seed = 0;
   std::string shard = "0/1";
+  std::string shard_source;  // where the shard came from: "flag", "SLURM_ARRAY_TASK_ID", ...
   std::vector<std::string> ops;
   int64_t cases = 0;
   double seconds = 0;
@@ -81,15 +130,28 @@ struct CampaignResult {
   std::vector<std::string> warnings;  // e.g. a skip entry that matched nothing
   std::vector<std::string> skipped;   // clause IDs or property names skipped by request
   std::vector<std::string> xfails;
+  std::vector<std::string> expected_variants;  // --expect-variant: variants the SUT follows
+  std::string clause_pattern;     // ECMAScript regex; clauses it does not match are not selected
+  bool allow_incomplete = false;  // unreached / under-tested clauses do not make it INCOMPLETE
+  bool interrupted = false;       // stopped by SIGINT/SIGTERM: covers only what ran
 
-  bool conformant() const;  // no clause deviates (expected failures excepted)
+  // interrupted -> kInterrupted; else a deviating clause -> kDeviations; else a clause not
+  // reached or under-tested (unless allow_incomplete) -> kIncomplete; else kConformant.
+  Verdict verdict() const;
+  bool conformant() const;  // no clause deviates (expected failures excepted); see verdict()
   ClauseVerdict *clause(const std::string &id);
+  const ClauseVerdict *clause(const std::string &id) const;
 };
 
-// JSON has no inf or NaN (nlohmann writes null): report numbers that may be non-finite travel
-// through these, as the strings "inf", "-inf", "nan".
+// JSON has no inf or NaN (nlohmann writes null). The engine's worker pipe carries such numbers
+// as the strings "inf", "-inf", "nan" through these two.
 nlohmann::json json_number(double v);
 double number_from_json(const nlohmann::json &j);
+
+// report.json's encoding of a number that may be non-finite: j[key] is the number, or null with
+// j[key + "_nonfinite"] = "inf", "-inf" or "nan" (docs/report.schema.json, "$defs/nonfinite").
+void put_number(nlohmann::json &j, const std::string &key, double v);
+double get_number(const nlohmann::json &j, const std::string &key);
 
 nlohmann::json to_json(const CampaignResult &r);
 CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema it cannot read
@@ -98,8 +160,9 @@ CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema
 // recomputed, deviations and accuracy are combined.
 CampaignResult merge_results(const std::vector<CampaignResult> &shards);
 
-// Recomputes each clause's status from its counts, skips and expected failures, and its variant
-// fingerprint from the kept counterexamples.
+// Recomputes each clause's status from its counts, minimum, skips, clause pattern, expected
+// failures and expected variants, and its variant fingerprint from the kept counterexamples;
+// marks each kept deviation an expected variant explains (Deviation::expected_variant).
 void finalize_statuses(CampaignResult &r);
 
 }  // namespace aclnn_conform

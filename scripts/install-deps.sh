@@ -11,6 +11,7 @@ packages=(
   libsleef-dev
   clang-format
   python3 python3-numpy
+  libssl-dev
 )
 
 missing=()

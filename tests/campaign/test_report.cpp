@@ -85,7 +85,6 @@ CampaignResult sample_result() {
   d.shrink_steps = 12;
   d.kind = "deviation";
   d.variants = {"tanh-approx"};
-  d.expected_status = "0";
   d.repro_file = "repros/repro_GeluBackward_GELU-VALUE-1_1.cpp";
   r.deviations.push_back(d);
   Deviation d2 = d;
@@ -93,7 +92,8 @@ CampaignResult sample_result() {
   d2.detail = "expected 161002 (GELU-BCAST-2), got 0";
   d2.all_failures = d2.detail;
   d2.variants = {};
-  d2.expected_status = "161002 (GELU-BCAST-2)";
+  d2.expected_status = 161002;
+  d2.expected_clause = "GELU-BCAST-2";
   d2.got_status = 0;
   d2.kind = "crash";
   d2.repro_file = "repros/repro_GeluBackward_GELU-BCAST-2_2.cpp";

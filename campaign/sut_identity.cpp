@@ -1,0 +1,95 @@
+// The identity of a SUT file: its canonical path, SONAME, size and SHA-256, so that a report, a
+// corpus entry or a repro names exactly the build it is about.
+#include <elf.h>
+#include <openssl/evp.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+
+#include "campaign/result.hpp"
+#include "properties/sut.hpp"
+
+namespace aclnn_conform {
+namespace {
+
+std::string sha256_hex(const std::string &bytes) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+      EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) != 1 ||
+      EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL EVP)");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+// Copies a T from bytes[offset], or returns false if it does not fit.
+template <typename T>
+bool read_at(const std::string &bytes, uint64_t offset, T &out) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return false;
+  std::memcpy(&out, bytes.data() + offset, sizeof(T));
+  return true;
+}
+
+// DT_SONAME of the dynamic section (found through the section headers), "" if there is none or
+// the file is not an ELF file of this byte order. Every offset is bounds-checked.
+template <typename Ehdr, typename Shdr, typename Dyn>
+std::string soname_of(const std::string &bytes) {
+  Ehdr eh;
+  if (!read_at(bytes, 0, eh) || eh.e_shentsize != sizeof(Shdr)) return "";
+  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+    Shdr dyn;
+    if (!read_at(bytes, eh.e_shoff + i * sizeof(Shdr), dyn)) return "";
+    if (dyn.sh_type != SHT_DYNAMIC) continue;
+    Shdr strtab;
+    if (!read_at(bytes, eh.e_shoff + uint64_t{dyn.sh_link} * sizeof(Shdr), strtab)) return "";
+    for (uint64_t k = 0; k * sizeof(Dyn) < dyn.sh_size; ++k) {
+      Dyn d;
+      if (!read_at(bytes, dyn.sh_offset + k * sizeof(Dyn), d) || d.d_tag == DT_NULL) break;
+      if (d.d_tag != DT_SONAME) continue;
+      const uint64_t at = strtab.sh_offset + d.d_un.d_val;
+      if (d.d_un.d_val >= strtab.sh_size || at >= bytes.size()) return "";
+      const size_t end = bytes.find('\0', at);
+      return bytes.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    }
+  }
+  return "";
+}
+
+std::string elf_soname(const std::string &bytes) {
+  if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) return "";
+  if (bytes[EI_CLASS] == ELFCLASS64) return soname_of<Elf64_Ehdr, Elf64_Shdr, Elf64_Dyn>(bytes);
+  if (bytes[EI_CLASS] == ELFCLASS32) return soname_of<Elf32_Ehdr, Elf32_Shdr, Elf32_Dyn>(bytes);
+  return "";
+}
+
+}  // namespace
+
+SutIdentity identify_sut(const std::string &path) {
+  namespace fs = std::filesystem;
+  const std::string file = path == "builtin" ? Sut::builtin_path() : path;
+  std::error_code ec;
+  const fs::path canonical = fs::canonical(file, ec);
+  if (ec) throw std::runtime_error("cannot identify the SUT " + file + ": " + ec.message());
+  std::ifstream in(canonical, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in && !in.eof()) throw std::runtime_error("cannot read the SUT " + canonical.string());
+  SutIdentity id;
+  id.path = canonical.string();
+  id.size = static_cast<int64_t>(bytes.size());
+  id.sha256 = sha256_hex(bytes);
+  id.soname = elf_soname(bytes);
+  return id;
+}
+
+}  // namespace aclnn_conform
