@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,10 +23,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "campaign/task.hpp"
+#include "campaign/worker.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
-#include "properties/protocol.hpp"
-#include "properties/runner.hpp"
 
 namespace aclnn_conform {
 
@@ -53,17 +54,22 @@ int tier_max_size(Tier t) {
   return 70;
 }
 
+int tier_min_cases(Tier t) {
+  switch (t) {
+    case Tier::kSmoke:
+      return 1;
+    case Tier::kCi:
+      return 5;
+    case Tier::kNightly:
+      return 20;
+  }
+  return 5;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using Clock = WorkerClock;
 
 uint64_t fnv1a(const std::string &s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -71,245 +77,29 @@ uint64_t fnv1a(const std::string &s) {
   return h;
 }
 
-struct Task {
-  int64_t index = 0;  // global index in the seed space (or -1 - k for corpus entries)
-  const OpDescriptor *op = nullptr;
-  // kProtocol: a valid case on which the shared ABI rules are probed (properties/protocol.hpp).
-  enum class Kind { kValid, kInvalid, kCorpus, kProtocol } kind = Kind::kValid;
-  uint64_t seed = 0;
-  int size = 0;
-  std::shared_ptr<const Case> stored;  // corpus case
-  std::string origin;
-};
-
-// Deterministic partition of the seed space: global index k runs op k mod n, valid or invalid by
-// (k / n) mod 3, with its own seed and size; shard i of N takes the k with k mod N = i.
-Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
-                    int64_t k) {
-  Task t;
-  t.index = k;
-  const int64_t n = static_cast<int64_t>(ops.size());
-  t.op = ops[static_cast<size_t>(k % n)];
-  // Per op: two valid cases to one invalid, and every 32nd round a protocol probe.
-  t.kind = (k / n) % 32 == 31 ? Task::Kind::kProtocol
-           : (k / n) % 3 == 2 ? Task::Kind::kInvalid
-                              : Task::Kind::kValid;
-  t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
-  const int max = tier_max_size(cfg.tier);
-  t.size = static_cast<int>((k / n) % 10 + 1) * max / 10;
-  t.origin = fmt::format("seed {:#x} index {} {} size {}", cfg.seed, k,
-                         t.kind == Task::Kind::kInvalid    ? "invalid"
-                         : t.kind == Task::Kind::kProtocol ? "protocol"
-                                                           : "valid",
-                         t.size);
-  return t;
-}
-
-rc::Shrinkable<Case> task_shrinkable(const Task &t, Product product) {
-  const auto gen =
-      t.kind == Task::Kind::kValid ? t.op->gen_valid(product) : t.op->gen_invalid(product);
-  return gen(rc::Random(t.seed), t.size);
-}
-
-Case task_case(const Task &t, Product product) {
-  if (t.kind == Task::Kind::kCorpus) return *t.stored;
-  return task_shrinkable(t, product).value();
-}
-
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
   return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
 }
 
-// Takes the clauses the user skipped out of a judgement.
-void drop_skipped(Judgement &j, const CampaignConfig &cfg) {
-  std::erase_if(j.results, [&](const ClauseResult &r) { return is_skipped(cfg, r.clause); });
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Run and judge, with the skipped clauses taken out.
-Judgement judged(const Sut &sut, const OpDescriptor &op, const Case &c, const CampaignConfig &cfg,
-                 const JudgePolicy &policy, Outcome *outcome = nullptr) {
-  const Outcome o = run_case(sut, op, c);
-  Judgement j = judge(op, c, o, policy);
-  drop_skipped(j, cfg);
-  if (outcome) *outcome = o;
-  return j;
-}
-
-std::string first_failure(const Judgement &j) {
-  for (const auto &r : j.results)
-    if (!r.pass) return r.clause;
-  return "";
-}
-
-// Variants under which the case conforms, each single variant then all of the op's together:
-// strictly (the campaign's policy) and loosely (the Ascend precision standard, which a variant's
-// behaviour computed in working precision meets where it cannot meet a few ulps).
-struct Fingerprint {
-  std::vector<std::string> strict, consistent;
-};
-Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
-                        JudgePolicy::Accuracy accuracy) {
-  Fingerprint f;
-  auto conforms = [&](const aclnn_ref::VariantSet &vs, JudgePolicy::Accuracy a) {
-    JudgePolicy p;
-    p.variants = vs;
-    p.accuracy = a;
-    try {
-      return judge(op, c, o, p).pass();
-    } catch (const std::exception &) {
-      return false;  // a variant the oracle cannot evaluate on this case does not match it
-    }
-  };
-  auto consider = [&](const aclnn_ref::VariantSet &vs, const std::string &name) {
-    if (conforms(vs, accuracy))
-      f.strict.push_back(name);
-    else if (conforms(vs, JudgePolicy::Accuracy::kAscend))
-      f.consistent.push_back(name);
-  };
-  for (const auto &v : op.variants) consider(aclnn_ref::VariantSet{v}, v);
-  if (f.strict.empty() && op.variants.size() > 1) {
-    aclnn_ref::VariantSet all;
-    for (const auto &v : op.variants) all.add(v);
-    consider(all, fmt::format("{}", fmt::join(op.variants, "+")));
-  }
-  return f;
-}
-
-nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparison &cmp) {
-  nlohmann::json h = nlohmann::json::array();
-  for (auto b : cmp.histogram) h.push_back(b);
-  return {{"op", op.name},
-          {"dtype", std::string(aclnn_ref::dtype_name(cmp.dtype))},
-          {"count", cmp.count},
-          {"histogram", h},
-          {"max_ulps", json_number(cmp.max_ulps)},
-          {"mere", json_number(cmp.ascend.mere)},
-          {"mare", json_number(cmp.ascend.mare)}};
-}
-
-// The work of one task in a child process: run, judge, and for a deviation shrink, fingerprint
-// and describe it. Returns one JSON line for the parent.
-// mark(phase) tells the parent where the worker is: 'S' before the first call of the SUT, 'J'
-// after it, so a death outside the SUT's calls is known to be the framework's own.
-nlohmann::json run_task(const Task &t, const Sut &sut, const CampaignConfig &cfg,
-                        const std::set<std::string> &saturated,
-                        const std::function<void(char)> &mark) {
-  JudgePolicy policy;
-  policy.accuracy = cfg.accuracy;
-  const OpDescriptor &op = *t.op;
-  Case c = task_case(t, cfg.product);
-  if (t.kind == Task::Kind::kProtocol) {
-    nlohmann::json r{{"index", t.index}, {"op", op.name}, {"comparisons", nlohmann::json::array()}};
-    r["results"] = nlohmann::json::array();
-    if (!op.check(c, {}).ok()) return r;  // the probes need a valid call
-    mark('S');
-    const auto results = protocol_probe(sut, op, c);
-    mark('J');
-    for (const auto &cr : results)
-      if (!is_skipped(cfg, cr.clause)) r["results"].push_back({cr.clause, cr.pass, cr.detail});
-    return r;  // a protocol deviation is reported per clause; its case is in the origin
-  }
-  mark('S');
-  Outcome o = run_case(sut, op, c);
-  mark('J');
-  Judgement j = judge(op, c, o, policy);
-  drop_skipped(j, cfg);
-  nlohmann::json r{{"index", t.index}, {"op", op.name}};
-  r["results"] = nlohmann::json::array();
-  for (const auto &cr : j.results) r["results"].push_back({cr.clause, cr.pass, cr.detail});
-  r["comparisons"] = nlohmann::json::array();
-  for (const auto &cmp : j.comparisons)
-    if (!cmp.untouched_check && cmp.count > 0 && cmp.error.empty())
-      r["comparisons"].push_back(comparison_json(op, cmp));
-  if (j.pass()) return r;
-
-  const std::string target = first_failure(j);
-  int steps = 0;
-  // Shrinking calls the SUT many times: from here on a death is the SUT's again.
-  mark('S');
-  if (t.kind != Task::Kind::kCorpus && !saturated.count(target)) {
-    // Shrink: walk rapidcheck's shrink tree, keeping a candidate whenever it fails the same clause.
-    auto current = task_shrinkable(t, cfg.product);
-    int attempts = 0;
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    for (bool progress = true;
-         progress && attempts < cfg.shrink_attempts && Clock::now() < deadline;) {
-      progress = false;
-      auto shrinks = current.shrinks();
-      while (auto next = shrinks.next()) {
-        if (++attempts > cfg.shrink_attempts || Clock::now() >= deadline) break;
-        Case candidate = next->value();
-        Outcome co;
-        Judgement cj;
-        try {
-          cj = judged(sut, op, candidate, cfg, policy, &co);
-        } catch (const std::exception &) {
-          continue;  // the oracle cannot judge this candidate: not a smaller counterexample
-        }
-        if (!cj.pass() && first_failure(cj) == target) {
-          current = *next;
-          c = std::move(candidate);
-          o = co;
-          j = cj;
-          ++steps;
-          progress = true;
-          break;
-        }
-      }
-    }
-  }
-  mark('J');
-  const auto verdict = op.check(c, policy.variants);
-  std::string detail;
-  for (const auto &cr : j.results)
-    if (cr.clause == target) detail = cr.detail;
-  const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy);
-  r["deviation"] = {{"clause", target},
-                    {"detail", detail},
-                    {"all_failures", j.failures()},
-                    {"case", to_json(c)},
-                    {"origin", t.origin},
-                    {"shrink_steps", steps},
-                    {"kind", "deviation"},
-                    {"variants", fp.strict},
-                    {"consistent_variants", fp.consistent},
-                    {"expected_status", verdict.status},
-                    {"expected_clause", verdict.ok() ? "" : verdict.clause},
-                    {"got_status", o.status}};
-  return r;
-}
-
-[[noreturn]] void child_main(int fd, const std::vector<Task> &batch, const Sut &sut,
-                             const CampaignConfig &cfg, const std::set<std::string> &saturated) {
-  FILE *out = fdopen(fd, "w");
-  for (const auto &t : batch) {
-    const auto mark = [&](char phase) {
-      std::fprintf(out, "%c %lld\n", phase, static_cast<long long>(t.index));
-      std::fflush(out);
-    };
-    mark('G');  // generating the case
-    std::string line;
-    try {
-      line = "R " + run_task(t, sut, cfg, saturated, mark).dump();
-    } catch (const std::exception &e) {
-      line = "E " + nlohmann::json{{"index", t.index}, {"error", e.what()}}.dump();
-    }
-    std::fprintf(out, "%s\n", line.c_str());
-    std::fflush(out);
-  }
-  std::fclose(out);
-  _exit(0);
-}
-
+// A worker process: its batch, the page where it keeps the call in flight, and how far it got.
 struct Child {
   pid_t pid = -1;
   int fd = -1;
+  CallTrace *trace = nullptr;  // MAP_SHARED with the worker
   std::vector<Task> batch;
-  size_t done = 0;       // tasks with a result line
-  bool started = false;  // the task at `done` has begun
-  bool in_sut = false;   // ...and the worker is inside calls of the SUT
-  Clock::time_point started_at;
+  std::vector<CrashShrink> shrinks;
+  size_t done = 0;  // result lines received (tasks first, then shrinks)
   std::string buffer;
+};
+
+// A crash or hang waiting for its shrink: recorded when the shrink reports (or the run ends).
+struct PendingCrash {
+  Task task;
+  std::string kind, call, trace_clause, what;
 };
 
 class Campaign {
@@ -318,26 +108,65 @@ class Campaign {
 
   CampaignResult run(std::deque<Task> corpus, bool generate) {
     start_ = Clock::now();
+    if (cfg_.budget_seconds > 0)
+      deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(cfg_.budget_seconds));
     setup();
     pending_ = std::move(corpus);
+    if (generate) {
+      // Every SUT gets every edge row and the protocol probes first, whatever the budget.
+      // Shards split them like the seed space, so that shards merge into the whole.
+      std::vector<Task> first = edge_tasks(ops_);
+      for (auto &t : fixed_probe_tasks(ops_, cfg_)) first.push_back(std::move(t));
+      for (size_t j = 0; j < first.size(); ++j)
+        if (static_cast<int>(j % static_cast<size_t>(cfg_.shard_count)) == cfg_.shard_index &&
+            !is_skipped(cfg_, first[j].property()))
+          pending_.push_back(std::move(first[j]));
+    }
     generate_ = generate;
     while (true) {
-      while (static_cast<int>(children_.size()) < cfg_.jobs) {
+      if (stop_requested()) {
+        stop_all("interrupted");
+        result_.interrupted = true;
+        break;
+      }
+      if (cfg_.budget_seconds > 0 && Clock::now() >= deadline_ + kGrace) {
+        stop_all("the budget ran out");
+        break;
+      }
+      while (static_cast<int>(children_.size()) < cfg_.jobs && Clock::now() < deadline_) {
+        // A crash or hang waiting to be shrunk goes first, one shrinking worker at a time (its
+        // candidates run in forked grandchildren).
+        const bool shrinking = std::any_of(children_.begin(), children_.end(),
+                                           [](const Child &c) { return !c.shrinks.empty(); });
+        if (!shrinking && !crash_queue_.empty()) {
+          std::vector<CrashShrink> shrinks{std::move(crash_queue_.front())};
+          crash_queue_.pop_front();
+          spawn({}, std::move(shrinks));
+          continue;
+        }
         std::vector<Task> batch = next_batch();
         if (batch.empty()) break;
-        spawn(std::move(batch));
+        spawn(std::move(batch), {});
       }
       if (children_.empty()) break;
       pump();
       progress();
     }
+    for (auto &[index, p] : pending_crashes_) record_crash(p, nullptr);  // not shrunk in time
+    pending_crashes_.clear();
     if (cfg_.progress) std::fprintf(stderr, "\n");
-    result_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    result_.seconds = seconds_since(start_);
     finalize_statuses(result_);
     return std::move(result_);
   }
 
  private:
+  // Time after the deadline for workers to send what they have before they are stopped.
+  static constexpr auto kGrace = std::chrono::milliseconds(1500);
+
+  bool stop_requested() const { return cfg_.stop_requested && *cfg_.stop_requested; }
+
   void setup() {
     if (cfg_.sut == "builtin") {
       sut_ = Sut::builtin();
@@ -348,15 +177,27 @@ class Campaign {
       sut_ = Sut::load(cfg_.sut, error);
       if (!sut_) throw std::runtime_error(error);
     }
+    result_.sut = cfg_.sut;
+    result_.sut_identity = identify_sut(cfg_.sut);
+    result_.tool_version = conform_version();
     if (cfg_.ops.empty()) {
       ops_ = registry();
     } else {
       for (const auto &name : cfg_.ops) {
         const OpDescriptor *op = find_op(name);
         if (!op)
-          throw std::runtime_error("no op named '" + name + "' (see `aclnn-conform list ops`)");
+          throw std::invalid_argument("no op named '" + name + "' (see `aclnn-conform list ops`)");
         ops_.push_back(op);
       }
+    }
+    for (const auto &v : cfg_.expect_variants) {
+      const bool known = std::any_of(ops_.begin(), ops_.end(), [&](const OpDescriptor *op) {
+        return std::find(op->variants.begin(), op->variants.end(), v) != op->variants.end();
+      });
+      if (!known)
+        throw std::invalid_argument("--expect-variant '" + v +
+                                    "' is no variant of the selected ops (see `aclnn-conform "
+                                    "list variants`)");
     }
     std::vector<const OpDescriptor *> available;
     for (const auto *op : ops_) {
@@ -367,7 +208,6 @@ class Campaign {
                                                sut_->name(), op->abi_name));
     }
     ops_ = available;
-    result_.sut = cfg_.sut;
     result_.product = std::string(product_name(cfg_.product));
     result_.tier = tier_name(cfg_.tier);
     result_.policy = cfg_.accuracy == JudgePolicy::Accuracy::kAscend ? "ascend" : "ulp";
@@ -375,28 +215,33 @@ class Campaign {
     result_.shard = fmt::format("{}/{}", cfg_.shard_index, cfg_.shard_count);
     result_.skipped = cfg_.skips;
     result_.xfails = cfg_.xfails;
+    result_.expected_variants = cfg_.expect_variants;
+    result_.clause_pattern = cfg_.clause_pattern;
+    result_.allow_incomplete = cfg_.allow_incomplete;
     std::set<std::string> selected;
     for (const auto *op : registry())
       if (cfg_.ops.empty() || std::count(cfg_.ops.begin(), cfg_.ops.end(), op->name)) {
         selected.insert(op->name);
         result_.ops.push_back(op->name);
       }
+    std::set<std::string> op_clauses;
+    for (const auto *op : registry())
+      if (selected.count(op->name)) op_clauses.insert(op->clauses.begin(), op->clauses.end());
     for (const auto &c : clause_catalog()) {
-      // GBAG V2 shares the GroupedBiasAddGrad clauses.
-      const bool mine = c.op == "common" || selected.count(c.op) ||
-                        (c.op == "GroupedBiasAddGrad" && selected.count("GroupedBiasAddGradV2"));
+      const bool mine = c.op == "common" || selected.count(c.op) || op_clauses.count(c.id);
       if (!mine) continue;
       ClauseVerdict v;
       v.id = c.id;
       v.op = c.op;
+      v.min_cases = tier_min_cases(cfg_.tier);
       result_.clauses.push_back(v);
     }
     // Entries that match nothing are reported, not silently ignored.
     auto known = [&](const std::string &e) {
       if (find_clause(e)) return true;
       for (const auto *op : registry())
-        if (e == op->name + "/valid" || e == op->name + "/invalid" || e == op->name + "/protocol")
-          return true;
+        for (const char *kind : {"/valid", "/invalid", "/protocol", "/edge", "/corpus"})
+          if (e == op->name + kind) return true;
       return false;
     };
     for (const auto &e : cfg_.skips)
@@ -406,11 +251,6 @@ class Campaign {
       if (!find_clause(e))
         result_.warnings.push_back("--xfails entry '" + e + "' matches no clause");
     if (ops_.empty()) throw std::runtime_error("the SUT exports none of the selected ops");
-  }
-
-  bool time_left() const {
-    if (cfg_.budget_seconds <= 0) return true;
-    return std::chrono::duration<double>(Clock::now() - start_).count() < cfg_.budget_seconds;
   }
 
   std::vector<Task> next_batch() {
@@ -423,43 +263,61 @@ class Campaign {
       if (std::find(ops_.begin(), ops_.end(), t.op) == ops_.end()) continue;
       batch.push_back(std::move(t));
     }
-    while (generate_ && batch.size() < kBatch && time_left() &&
+    while (generate_ && batch.size() < kBatch && Clock::now() < deadline_ &&
            (cfg_.cases <= 0 || generated_ < cfg_.cases)) {
       const int64_t k = next_k_ * cfg_.shard_count + cfg_.shard_index;
       ++next_k_;
       Task t = generated_task(ops_, cfg_, k);
-      const std::string property = t.op->name + (t.kind == Task::Kind::kInvalid    ? "/invalid"
-                                                 : t.kind == Task::Kind::kProtocol ? "/protocol"
-                                                                                   : "/valid");
-      if (is_skipped(cfg_, property)) continue;
+      if (is_skipped(cfg_, t.property())) continue;
       ++generated_;
       batch.push_back(std::move(t));
     }
     return batch;
   }
 
-  void spawn(std::vector<Task> batch) {
+  WorkerContext context() const {
+    WorkerContext ctx;
+    ctx.sut = sut_.get();
+    ctx.cfg = &cfg_;
+    ctx.saturated = saturated_;
+    ctx.deadline = deadline_;
+    return ctx;
+  }
+
+  void spawn(std::vector<Task> batch, std::vector<CrashShrink> shrinks) {
+    void *page =
+        mmap(nullptr, sizeof(CallTrace), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) throw std::runtime_error("mmap of a worker's trace page failed");
+    auto *trace = static_cast<CallTrace *>(page);
+    std::memset(trace, 0, sizeof *trace);
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
     std::fflush(nullptr);
+    const WorkerContext ctx = context();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
       close(fds[0]);
-      child_main(fds[1], batch, *sut_, cfg_, saturated_);
+      for (const auto &c : children_) close(c.fd);
+      worker_main(fds[1], batch, shrinks, ctx, trace);
     }
     close(fds[1]);
     Child c;
     c.pid = pid;
     c.fd = fds[0];
+    c.trace = trace;
     c.batch = std::move(batch);
+    c.shrinks = std::move(shrinks);
     children_.push_back(std::move(c));
   }
 
   void pump() {
     std::vector<pollfd> pfds;
     for (auto &c : children_) pfds.push_back({c.fd, POLLIN, 0});
-    poll(pfds.data(), pfds.size(), 200);
+    poll(pfds.data(), pfds.size(), 100);
+    const long long now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+            .count();
     for (size_t i = 0; i < children_.size(); ++i) {
       Child &c = children_[i];
       if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -470,12 +328,12 @@ class Campaign {
           consume_lines(c);
           continue;
         }
-        // End of stream: the child finished or died.
-        finish(c, false);
+        finish(c, false);  // end of stream: the worker finished or died
         continue;
       }
-      if (c.in_sut && std::chrono::duration<double>(Clock::now() - c.started_at).count() >
-                          cfg_.case_timeout_seconds) {
+      // The per-case timeout counts the time inside one call of the SUT.
+      if (__atomic_load_n(&c.trace->in_sut, __ATOMIC_SEQ_CST) &&
+          static_cast<double>(now_ns - c.trace->entered_ns) * 1e-9 > cfg_.case_timeout_seconds) {
         kill(c.pid, SIGKILL);
         finish(c, true);
       }
@@ -488,84 +346,169 @@ class Campaign {
     while ((nl = c.buffer.find('\n')) != std::string::npos) {
       const std::string line = c.buffer.substr(0, nl);
       c.buffer.erase(0, nl + 1);
-      if (line.rfind("G ", 0) == 0) {
-        c.started = true;
-        c.in_sut = false;
-        c.started_at = Clock::now();
-      } else if (line.rfind("S ", 0) == 0) {
-        c.in_sut = true;
-        c.started_at = Clock::now();  // the per-case timeout counts the SUT's time only
-      } else if (line.rfind("J ", 0) == 0) {
-        c.in_sut = false;
-      } else if (line.rfind("R ", 0) == 0) {
-        record(c.batch[c.done], nlohmann::json::parse(line.substr(2)));
-        ++c.done;
-        c.started = c.in_sut = false;
-      } else if (line.rfind("E ", 0) == 0) {
-        const auto e = nlohmann::json::parse(line.substr(2));
-        const Task &t = c.batch[c.done];
-        result_.warnings.push_back(
-            fmt::format("{} ({}): the framework could not judge the case: {}", t.op->name, t.origin,
-                        e.at("error").get<std::string>()));
-        ++c.done;
-        c.started = false;
+      if (line.size() < 2) continue;
+      const size_t at = c.done++;
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(line.substr(2));
+      } catch (const std::exception &e) {
+        result_.warnings.push_back(std::string("unreadable worker line: ") + e.what());
+        continue;
+      }
+      const bool is_task = at < c.batch.size();
+      if (line[0] == 'R' && is_task) {
+        record(c.batch[at], j);
+      } else if (line[0] == 'C' && !is_task) {
+        const auto &s = c.shrinks[at - c.batch.size()];
+        auto it = pending_crashes_.find(s.task.index);
+        if (it != pending_crashes_.end()) {
+          record_crash(it->second, &j);
+          pending_crashes_.erase(it);
+        }
+      } else if (line[0] == 'E') {
+        const std::string what = j.value("error", std::string("?"));
+        if (is_task) {
+          const Task &t = c.batch[at];
+          result_.warnings.push_back(fmt::format(
+              "{} ({}): the framework could not judge the case: {}", t.op->name, t.origin, what));
+        } else {
+          auto it = pending_crashes_.find(c.shrinks[at - c.batch.size()].task.index);
+          if (it != pending_crashes_.end()) {
+            record_crash(it->second, nullptr);
+            pending_crashes_.erase(it);
+          }
+        }
       }
     }
   }
 
-  // A child is gone: reap it; if it stopped before finishing its batch, the task it was running
-  // crashed or hung, and the rest of the batch goes back to the queue.
-  void finish(Child &c, bool timed_out) {
+  void reap(Child &c) {
     close(c.fd);
     int status = 0;
     waitpid(c.pid, &status, 0);
+    munmap(c.trace, sizeof(CallTrace));
     c.pid = -1;
-    if (c.done >= c.batch.size()) return;
+  }
+
+  // Stops every worker (deadline or interrupt); what was in flight is not counted.
+  void stop_all(const char *why) {
+    for (auto &c : children_) {
+      kill(c.pid, SIGKILL);
+      reap(c);
+      const size_t left =
+          c.batch.size() + c.shrinks.size() - std::min(c.done, c.batch.size() + c.shrinks.size());
+      if (left > 0) ++stopped_in_flight_;
+    }
+    children_.clear();
+    if (stopped_in_flight_ > 0)
+      result_.warnings.push_back(
+          fmt::format("{}: {} worker(s) stopped with cases in flight; those cases are not counted",
+                      why, stopped_in_flight_));
+  }
+
+  // A worker is gone: reap it; if it stopped before finishing, the task it was running crashed or
+  // hung inside the SUT (or died after the SUT returned), and the rest goes back to the queue.
+  void finish(Child &c, bool timed_out) {
+    CallTrace trace = *c.trace;
+    int status = 0;
+    close(c.fd);
+    waitpid(c.pid, &status, 0);
+    munmap(c.trace, sizeof(CallTrace));
+    c.pid = -1;
+    const size_t total = c.batch.size() + c.shrinks.size();
+    if (c.done >= total) return;
+    if (stop_requested()) return;
+    if (c.done >= c.batch.size()) {
+      // A crash shrink died (its candidates run in grandchildren, so this is rare): record the
+      // crash unshrunk and drop the rest.
+      for (size_t k = c.done - c.batch.size(); k < c.shrinks.size(); ++k) {
+        auto it = pending_crashes_.find(c.shrinks[k].task.index);
+        if (it != pending_crashes_.end()) {
+          record_crash(it->second, nullptr);
+          pending_crashes_.erase(it);
+        }
+      }
+      return;
+    }
     const Task &t = c.batch[c.done];
     std::string what;
     if (timed_out)
-      what = fmt::format("no answer within {} s (killed)", cfg_.case_timeout_seconds);
+      what = fmt::format("no return from {} within {} s (killed)", trace.call,
+                         cfg_.case_timeout_seconds);
     else if (WIFSIGNALED(status))
-      what = fmt::format("the SUT crashed: signal {} ({})", WTERMSIG(status),
-                         strsignal(WTERMSIG(status)));
+      what = fmt::format("{}: signal {} ({})",
+                         trace.in_sut ? fmt::format("the SUT crashed in {}", trace.call)
+                                      : fmt::format("the worker died after {} had returned (a "
+                                                    "thread or handler the SUT left behind, or "
+                                                    "a fault of aclnn-conform itself)",
+                                                    trace.call[0] ? trace.call : "the SUT's calls"),
+                         WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
-      what = fmt::format("the worker exited with status {}", WEXITSTATUS(status));
-    record_failure(t, timed_out ? "timeout" : "crash", what);
+      what = fmt::format("the worker exited with status {} {} {}", WEXITSTATUS(status),
+                         trace.in_sut ? "inside" : "after", trace.call);
+    PendingCrash p;
+    p.task = t;
+    p.kind = timed_out ? "timeout" : "crash";
+    p.call = trace.in_sut ? std::string(trace.call) : "after " + std::string(trace.call);
+    p.trace_clause = trace.clause;
+    p.what = what;
+    // Shrink it in a worker of its own, under the budget, unless enough like it are kept.
+    const std::string key = t.op->name + "|" + p.call + "|" + p.kind;
+    if (t.generated() && trace.in_sut && crash_shrinks_[key]++ < cfg_.deviations_per_clause &&
+        Clock::now() < deadline_) {
+      crash_queue_.push_back({t, p.kind, p.call});
+      pending_crashes_.emplace(t.index, std::move(p));
+    } else {
+      record_crash(p, nullptr);
+    }
     for (size_t i = c.done + 1; i < c.batch.size(); ++i) pending_.push_front(c.batch[i]);
+    // Crash shrinks queued behind it go back too.
+    for (const auto &s : c.shrinks) crash_queue_.push_back(s);
   }
 
-  void record_failure(const Task &t, const std::string &kind, const std::string &what) {
+  // Records a crash or hang, with its shrunk case when the shrink reported (shrunk != nullptr).
+  void record_crash(const PendingCrash &p, const nlohmann::json *shrunk) {
     ++result_.cases;
-    const Case c = task_case(t, cfg_.product);
-    const auto verdict = t.op->check(c, {});
-    std::string clause = verdict.clause;
-    if (verdict.ok()) {
-      clause = t.op->clauses.empty() ? "ABI-TWOPHASE-1" : t.op->clauses.front();
-      for (const auto &r : t.op->reached(c))
-        if (r.find("-VALUE-") != std::string::npos) {
-          clause = r;
-          break;
-        }
+    Case c = task_case(p.task, cfg_.product);
+    int steps = 0;
+    std::string clause = p.trace_clause;
+    if (shrunk) {
+      c = case_from_json(shrunk->at("case"));
+      steps = shrunk->at("shrink_steps");
+      if (!shrunk->at("clause").get<std::string>().empty()) clause = shrunk->at("clause");
     }
+    if (clause.empty()) clause = case_clause(*p.task.op, c);
     if (is_skipped(cfg_, clause)) return;
-    tally(clause, false, what);
+    tally(clause, false, p.what, "", 0);
+    const auto verdict = p.task.op->check(c, {});
     Deviation d;
-    d.op = t.op->name;
+    d.op = p.task.op->name;
     d.clause = clause;
-    d.kind = kind;
-    d.detail = what;
-    d.all_failures = clause + ": " + what + "\n";
+    d.kind = p.kind;
+    d.call = p.call;
+    d.detail = p.what;
+    d.all_failures = clause + ": " + p.what + "\n";
     d.minimal = c;
-    d.origin = t.origin;
+    d.origin = p.task.origin;
+    d.shrink_steps = steps;
     d.expected_status = verdict.status;
     d.expected_clause = verdict.ok() ? "" : verdict.clause;
+    d.case_id = p.task.corpus_id;
     add_deviation(std::move(d));
   }
 
-  void tally(const std::string &clause, bool pass, const std::string &detail) {
+  void tally(const std::string &clause, bool pass, const std::string &detail,
+             const std::string &explained_by, double seconds) {
     ClauseVerdict *v = result_.clause(clause);
     if (!v) return;  // a clause of another op (or the harness): not part of this campaign
     ++v->reached;
+    v->seconds += seconds;
+    if (!explained_by.empty()) {
+      ++v->explained_by_variant;
+      if (std::find(v->expected_variants_matched.begin(), v->expected_variants_matched.end(),
+                    explained_by) == v->expected_variants_matched.end())
+        v->expected_variants_matched.push_back(explained_by);
+    }
     if (!pass) {
       ++v->deviations;
       if (v->first_detail.empty()) v->first_detail = detail;
@@ -574,7 +517,12 @@ class Campaign {
 
   void record(const Task &t, const nlohmann::json &r) {
     ++result_.cases;
-    for (const auto &cr : r.at("results")) tally(cr[0], cr[1], cr[2]);
+    const double seconds = r.value("seconds", 0.0);
+    const auto &results = r.at("results");
+    // The task's time is shared by the clauses it reached.
+    const double share = results.empty() ? 0 : seconds / static_cast<double>(results.size());
+    for (const auto &cr : results)
+      tally(cr[0], cr[1], cr[2], cr.size() > 3 ? cr[3].get<std::string>() : "", share);
     for (const auto &cmp : r.at("comparisons")) {
       const std::string op = cmp.at("op"), dtype = cmp.at("dtype");
       auto it = std::find_if(result_.accuracy.begin(), result_.accuracy.end(),
@@ -599,31 +547,46 @@ class Campaign {
     d.detail = dj.at("detail");
     d.all_failures = dj.at("all_failures");
     d.minimal = case_from_json(dj.at("case"));
-    d.origin = t.kind == Task::Kind::kCorpus ? t.origin : dj.at("origin").get<std::string>();
+    d.origin = t.origin;
     d.shrink_steps = dj.at("shrink_steps");
     d.kind = dj.at("kind");
+    d.call = dj.at("call");
     d.variants = dj.at("variants").get<std::vector<std::string>>();
     d.consistent_variants = dj.at("consistent_variants").get<std::vector<std::string>>();
     d.expected_status = dj.at("expected_status");
     d.expected_clause = dj.at("expected_clause");
     d.got_status = dj.at("got_status");
+    if (!t.corpus_id.empty()) d.case_id = t.corpus_id;
     add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint
   }
 
   // Keeps at most deviations_per_clause counterexamples per clause and stores new ones in the
-  // corpus; once a clause has enough, children stop shrinking for it.
+  // corpus, with the SUT they came from; once a clause has enough, workers stop shrinking for it.
   void add_deviation(Deviation d) {
     const int kept =
         static_cast<int>(std::count_if(result_.deviations.begin(), result_.deviations.end(),
                                        [&](const Deviation &x) { return x.clause == d.clause; }));
     if (kept + 1 >= cfg_.deviations_per_clause) saturated_.insert(d.clause);
     if (kept >= cfg_.deviations_per_clause) return;
-    if (cfg_.use_corpus && d.origin.rfind("corpus ", 0) != 0) {
-      const std::string text = to_json(d.minimal).dump(1);
+    d.found_at_seconds = seconds_since(start_);
+    d.found_at_case = result_.cases;
+    d.summary = d.minimal.describe();
+    if (cfg_.use_corpus && d.case_id.empty()) {
+      nlohmann::json entry = to_json(d.minimal);
+      const std::string text = entry.dump();
+      d.case_id = fmt::format("{}-{}-{:016x}", d.op, d.clause, fnv1a(text));
+      // The entry is the case itself (readable by case_from_json) plus where it came from.
+      entry["id"] = d.case_id;
+      entry["clause"] = d.clause;
+      entry["kind"] = d.kind;
+      entry["call"] = d.call;
+      entry["sut"] = to_json(result_.sut_identity);
+      entry["product_of_record"] = result_.product;
+      entry["tool_version"] = result_.tool_version;
       const fs::path dir = fs::path(cfg_.out_dir) / "corpus";
       fs::create_directories(dir);
-      const fs::path file = dir / fmt::format("{}-{}-{:016x}.json", d.op, d.clause, fnv1a(text));
-      if (!fs::exists(file)) std::ofstream(file) << text << "\n";
+      const fs::path file = dir / (d.case_id + ".json");
+      if (!fs::exists(file)) std::ofstream(file) << entry.dump(1) << "\n";
       d.corpus_file = fs::relative(file, cfg_.out_dir).string();
     }
     result_.deviations.push_back(std::move(d));
@@ -636,11 +599,14 @@ class Campaign {
       reached += c.reached > 0;
       deviating += c.deviations > 0;
     }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    std::string left =
-        cfg_.budget_seconds > 0
-            ? fmt::format("{:.0f}s left", std::max(0.0, cfg_.budget_seconds - elapsed))
-            : fmt::format("{}/{} cases", generated_, cfg_.cases);
+    std::string left;
+    if (cfg_.budget_seconds > 0) {
+      const double remaining = std::chrono::duration<double>(deadline_ - Clock::now()).count();
+      left = remaining > 0 ? fmt::format("{:.0f}s left", remaining)
+                           : fmt::format("budget spent: finishing {} worker(s)", children_.size());
+    } else {
+      left = fmt::format("{}/{} cases", generated_, cfg_.cases);
+    }
     std::fprintf(stderr,
                  "\r[aclnn-conform] cases %lld | clauses reached %d/%zu | deviating %d | %s   ",
                  static_cast<long long>(result_.cases), reached, result_.clauses.size(), deviating,
@@ -651,18 +617,24 @@ class Campaign {
   const CampaignConfig &cfg_;
   std::ostream &log_;
   Clock::time_point start_;
+  Clock::time_point deadline_ = Clock::time_point::max();
   std::unique_ptr<Sut> sut_;
   std::vector<const OpDescriptor *> ops_;
   std::deque<Task> pending_;
+  std::deque<CrashShrink> crash_queue_;
+  std::map<int64_t, PendingCrash> pending_crashes_;
+  std::map<std::string, int> crash_shrinks_;
   bool generate_ = true;
   int64_t next_k_ = 0;
   int64_t generated_ = 0;
+  int stopped_in_flight_ = 0;
   std::vector<Child> children_;
   std::set<std::string> saturated_;
   CampaignResult result_;
 };
 
-std::deque<Task> load_corpus(const std::vector<std::string> &paths, std::ostream &log) {
+std::deque<Task> load_corpus(const std::vector<std::string> &paths, const std::string &only_id,
+                             std::ostream &log) {
   std::deque<Task> tasks;
   std::vector<fs::path> files;
   for (const auto &p : paths) {
@@ -671,11 +643,14 @@ std::deque<Task> load_corpus(const std::vector<std::string> &paths, std::ostream
         if (e.path().extension() == ".json") files.push_back(e.path());
     } else if (fs::exists(p)) {
       files.push_back(p);
+    } else {
+      throw std::invalid_argument("no corpus file or directory " + p);
     }
   }
   std::sort(files.begin(), files.end());
   int64_t k = 0;
   for (const auto &f : files) {
+    if (!only_id.empty() && f.stem().string() != only_id) continue;
     try {
       std::ifstream in(f);
       auto c = std::make_shared<Case>(case_from_json(nlohmann::json::parse(in)));
@@ -687,11 +662,14 @@ std::deque<Task> load_corpus(const std::vector<std::string> &paths, std::ostream
       t.kind = Task::Kind::kCorpus;
       t.stored = std::move(c);
       t.origin = "corpus " + f.filename().string();
+      t.corpus_id = f.stem().string();
       tasks.push_back(std::move(t));
     } catch (const std::exception &e) {
       log << "warning: skipping corpus file " << f << ": " << e.what() << "\n";
     }
   }
+  if (!only_id.empty() && tasks.empty())
+    throw std::invalid_argument("no corpus entry with id '" + only_id + "'");
   return tasks;
 }
 
@@ -708,7 +686,10 @@ void validate(const CampaignConfig &cfg) {
 CampaignResult run_campaign(const CampaignConfig &cfg, std::ostream &log) {
   validate(cfg);
   std::deque<Task> corpus;
-  if (cfg.use_corpus) corpus = load_corpus({(fs::path(cfg.out_dir) / "corpus").string()}, log);
+  if (cfg.use_corpus) {
+    const fs::path dir = fs::path(cfg.out_dir) / "corpus";
+    if (fs::is_directory(dir)) corpus = load_corpus({dir.string()}, "", log);
+  }
   // Stored counterexamples of ops outside --ops are left for a run that selects them.
   if (!cfg.ops.empty())
     std::erase_if(corpus, [&](const Task &t) {
@@ -722,7 +703,7 @@ CampaignResult replay_cases(const CampaignConfig &cfg, const std::vector<std::st
                             std::ostream &log) {
   CampaignConfig c = cfg;
   c.use_corpus = false;
-  std::deque<Task> tasks = load_corpus(paths, log);
+  std::deque<Task> tasks = load_corpus(paths, cfg.replay_case_id, log);
   if (tasks.empty()) throw std::invalid_argument("no stored counterexamples found to replay");
   Campaign campaign(c, log);
   return campaign.run(std::move(tasks), false);

@@ -54,6 +54,8 @@ struct CampaignConfig {
 
 // Generator size bound of a tier (rapidcheck's size parameter).
 int tier_max_size(Tier t);
+// Cases that must reach each clause for the tier before it can be judged conforming.
+int tier_min_cases(Tier t);
 
 // Runs the campaign and returns its result (reports are written by the caller). Throws
 // std::runtime_error on a set-up error (SUT cannot be loaded, no such op, ...).

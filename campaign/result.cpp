@@ -118,7 +118,7 @@ void finalize_statuses(CampaignResult &r) {
       });
     }
     if (any) c.variants = named;
-    c.expected_variants_matched.clear();
+    if (any) c.expected_variants_matched.clear();
     if (any && all_expected)
       for (const auto &d : r.deviations)
         if (d.clause == c.id && !listed(c.expected_variants_matched, d.expected_variant))
@@ -129,6 +129,8 @@ void finalize_statuses(CampaignResult &r) {
       c.status = ClauseStatus::kExpectedFailure;
     else if (c.deviations > 0)
       c.status = any && all_expected ? ClauseStatus::kConformsToVariant : ClauseStatus::kDeviates;
+    else if (c.explained_by_variant > 0)
+      c.status = ClauseStatus::kConformsToVariant;
     else if (c.reached == 0)
       c.status = ClauseStatus::kNotReached;
     else if (c.reached < c.min_cases)
@@ -213,6 +215,7 @@ nlohmann::json to_json(const CampaignResult &r) {
                             {"seconds", c.seconds},
                             {"variants", c.variants},
                             {"expected_variants_matched", c.expected_variants_matched},
+                            {"explained_by_variant", c.explained_by_variant},
                             {"first_detail", c.first_detail}});
   j["deviations"] = nlohmann::json::array();
   for (const auto &d : r.deviations)
@@ -289,6 +292,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     v.seconds = c.at("seconds");
     v.variants = c.at("variants").get<std::vector<std::string>>();
     v.expected_variants_matched = c.at("expected_variants_matched").get<std::vector<std::string>>();
+    v.explained_by_variant = c.value("explained_by_variant", int64_t{0});
     v.first_detail = c.at("first_detail");
     r.clauses.push_back(std::move(v));
   }
@@ -362,6 +366,9 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       t->reached += c.reached;
       t->deviations += c.deviations;
       t->seconds += c.seconds;
+      t->explained_by_variant += c.explained_by_variant;
+      for (const auto &v : c.expected_variants_matched)
+        if (!listed(t->expected_variants_matched, v)) t->expected_variants_matched.push_back(v);
       // The minimum is the campaign's, over all shards together.
       t->min_cases = std::max(t->min_cases, c.min_cases);
       if (t->first_detail.empty()) t->first_detail = c.first_detail;

@@ -92,6 +92,9 @@ struct ClauseVerdict {
   int64_t min_cases = 0;     // reaching cases the tier demands (0: no minimum)
   double seconds = 0;        // wall time of the cases that reached it (JUnit time)
   std::vector<std::string> expected_variants_matched;  // expected variants that explain it
+  // Cases that deviate from the record but conform under the expected variants (judged per case
+  // by the engine, so no unexplained case hides behind an explained one).
+  int64_t explained_by_variant = 0;
 };
 
 // The run's verdict, in order of precedence; each has its own exit code (cli/main.cpp).

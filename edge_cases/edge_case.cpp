@@ -1,6 +1,9 @@
 #include "edge_cases/edge_case.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "properties/gen.hpp"
@@ -23,11 +26,38 @@ TensorArg output_tensor(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
+std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &o) {
+  std::vector<ClauseResult> r;
+  const auto add = [&](bool pass, std::string detail) {
+    r.push_back({row.clause, pass, pass ? "" : "edge row '" + row.title + "': " + detail});
+  };
+  if (o.harness_error) return r;  // the judge reports the set-up failure
+  add(o.status == row.expected_status,
+      fmt::format("expected status {}, got {}{}", row.expected_status, o.status,
+                  o.message.empty() ? "" : " (" + o.message + ")"));
+  if (o.status != 0 || row.expected_status != 0) return r;
+  for (const auto &e : row.expected) {
+    size_t i = 0;
+    while (i < row.call.tensors.size() && row.call.tensors[i].first != e.output) ++i;
+    if (i == row.call.tensors.size() || i >= o.storage_after.size()) continue;
+    const TensorArg &t = row.call.tensors[i].second;
+    if (!t.present || e.index < 0 || e.index >= t.numel() ||
+        o.storage_after[i].size() != t.storage.size())
+      continue;
+    const aclnn_ref::TensorView got{t.dtype, t.shape, t.strides, t.offset,
+                                    o.storage_after[i].data()};
+    const double v = got.at(e.index);
+    const bool pass = std::isnan(e.value) ? std::isnan(v) : v == e.value;
+    add(pass, fmt::format("{}[{}] = {:.9g}, the row states {:.9g}", e.output, e.index, v, e.value));
+  }
+  return r;
+}
+
 std::vector<EdgeCase> all_edge_cases() {
   std::vector<EdgeCase> all;
-  for (auto table : {gelu_backward_edge_cases, selu_backward_edge_cases,
-                     layer_norm_backward_edge_cases, logit_grad_edge_cases,
-                     grouped_bias_add_grad_edge_cases}) {
+  for (auto table :
+       {gelu_backward_edge_cases, selu_backward_edge_cases, layer_norm_backward_edge_cases,
+        logit_grad_edge_cases, grouped_bias_add_grad_edge_cases}) {
     auto rows = table();
     all.insert(all.end(), rows.begin(), rows.end());
   }

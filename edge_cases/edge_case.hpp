@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "properties/case.hpp"
+#include "properties/judge.hpp"
+#include "properties/runner.hpp"
 
 namespace aclnn_conform {
 
@@ -41,6 +43,11 @@ std::vector<EdgeCase> grouped_bias_add_grad_edge_cases();  // V1 and V2 rows
 
 // All rows of all ops.
 std::vector<EdgeCase> all_edge_cases();
+
+// The row's own literal statements checked on an outcome of its call: the status, and each value
+// of record it states (NaN matches any NaN; the sign of zero is not checked). One result per
+// statement, under the row's clause. Used by CTest and by every campaign, on any SUT.
+std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &o);
 
 // Builders for hand-written rows: contiguous tensors from values (rounded once to the dtype), an
 // output filled with the canary, and a NULL argument.

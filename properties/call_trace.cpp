@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 
 namespace aclnn_conform {
 namespace {
@@ -37,6 +38,9 @@ ClauseScope::~ClauseScope() {
 void enter_sut(std::string_view call) {
   if (!g_sink) return;
   copy_text(g_sink->call, call);
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  g_sink->entered_ns = static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
   __atomic_store_n(&g_sink->in_sut, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -11,9 +11,10 @@ namespace aclnn_conform {
 
 // Fixed-size, trivially copyable: it lives in a MAP_SHARED page and is read after the writer died.
 struct CallTrace {
-  char clause[64];  // the clause a failure of the call belongs to ("" = the case's own clause)
-  char call[192];   // the call, e.g. "aclnnGeluBackwardGetWorkspaceSize(executor = NULL)"
-  int in_sut;       // 1 while control is inside the SUT (between enter and leave)
+  char clause[64];       // the clause a failure of the call belongs to ("" = the case's own clause)
+  char call[192];        // the call, e.g. "aclnnGeluBackwardGetWorkspaceSize(executor = NULL)"
+  int in_sut;            // 1 while control is inside the SUT (between enter and leave)
+  long long entered_ns;  // CLOCK_MONOTONIC when the call was entered (for hang detection)
 };
 
 // Installs the process's sink (nullptr: tracing off). Not thread-safe: set once per worker.

@@ -147,7 +147,7 @@ Tolerance Tolerance::sum(double unit_roundoff) {
   return t;
 }
 double Tolerance::ulp_bound(DType t) const {
-  if (kind == Kind::kExact) return 0;
+  if (kind == Kind::kExact || !is_floating(t)) return 0;  // integers are exact (SELU-INT-1)
   if (max_ulps >= 0) return max_ulps;
   return (t == DType::kFloat16 || t == DType::kBFloat16) ? 1.0 : 2.0;
 }
@@ -241,7 +241,14 @@ Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, cons
     // that includes an infinity of the exact value's sign (and, above it, the largest finite
     // value), which a class comparison alone would reject.
     const bool sum_rule = tol.kind == Tolerance::Kind::kSum && have_exact && std::isfinite(exact_v);
-    if (sum_rule && !d.sign_mismatch && !std::isnan(gv)) {
+    if (!is_floating(t)) {
+      // Integer outputs are exact under every policy (SELU-INT-1: the exact value rounded to
+      // nearest even and saturated); a unit off is a deviation.
+      if (!bad && d.ulps > 0) {
+        bad = true;
+        why = fmt::format("{:.6g} units from the value of record (integers are exact)", d.ulps);
+      }
+    } else if (sum_rule && !d.sign_mismatch && !std::isnan(gv)) {
       const int64_t terms = have_count ? exp.term_count[static_cast<size_t>(i)] : 1;
       const double scale = have_scale ? exp.error_scale[static_cast<size_t>(i)] : 0;
       const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;

@@ -53,7 +53,7 @@ UlpDistance ulp_distance(uint64_t expected_bits, uint64_t got_bits, DType t,
 struct Tolerance {
   enum class Kind { kUlp, kExact, kAscend, kSum };
   Kind kind = Kind::kUlp;
-  double max_ulps = -1;            // kUlp: < 0 means the dtype default (1 fp16/bf16, 2 fp32)
+  double max_ulps = -1;  // kUlp: < 0 means the dtype default (1 fp16/bf16, 2 fp32); integers 0
   double unit_roundoff = 0x1p-24;  // kSum: the accumulation's u (FLOAT; 2^-53 for double)
   bool check_zero_sign = false;    // a clause names the sign of zero
   int max_listed = 16;             // mismatches kept in Comparison::mismatches

@@ -1,7 +1,12 @@
 // Meta-tests of the judge: it finds deviations when there are some, so passing properties mean
 // something.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+
+#include <cmath>
+#include <set>
 
 #include "properties/generic.hpp"
 #include "properties/judge.hpp"
@@ -69,6 +74,89 @@ TEST(Judge, ReportsCorruptionsAgainstTheirClauses) {
   rejected.status = 161002;
   rejected.phase = 1;
   EXPECT_FALSE(judge(op, c, rejected).pass());
+}
+
+}  // namespace
+
+namespace {
+using namespace aclnn_conform;
+
+// VAL-TOL-1 and SELU-INT-1, clause by clause: for every op and output dtype, an element moved to
+// exactly the bound of its clause conforms, and one unit (ulp) further is a deviation reported
+// against that element's value clause. Integers are exact: one unit off is a deviation. Outputs
+// judged by the condition-aware sum bound (error_scale) are covered by the compare tests.
+TEST(Judge, EachToleranceIsTheClausesAndNoWider) {
+  int checked = 0;
+  std::set<std::string> seen;  // op/dtype pairs
+  for (const auto *op : registry()) {
+    for (uint64_t seed = 1; seed <= 400; ++seed) {
+      Case c = op->gen_valid(Product::kAtlasA2)(rc::Random(seed * 104729), 20).value();
+      if (!op->check(c, {}).ok()) continue;
+      const auto expected = op->values(c, {});
+      for (const auto &e : expected) {
+        if (!e.written || !e.error_scale.empty()) continue;
+        size_t i = 0;
+        while (i < c.tensors.size() && c.tensors[i].first != e.name) ++i;
+        if (i == c.tensors.size() || !c.tensors[i].second.present) continue;
+        const TensorArg &t = c.tensors[i].second;
+        const std::string key = op->name + "/" + std::string(aclnn_ref::dtype_name(t.dtype));
+        if (seen.count(key)) continue;
+        const bool integer = t.dtype == DType::kInt8 || t.dtype == DType::kInt32;
+        const double bound = aclnn_ref::Tolerance::ulp().ulp_bound(t.dtype);
+        if (integer) EXPECT_EQ(bound, 0) << key;
+        const size_t bits = aclnn_ref::dtype_size(t.dtype) * 8;
+        // An element with a finite, non-zero value of record away from its binade's top (so
+        // that bound + 1 steps up stay in the binade) or, for integers, below the maximum.
+        int64_t k = -1;
+        for (int64_t n = 0; n < e.values.numel() && k < 0; ++n) {
+          const double v = e.values.at(n);
+          if (!std::isfinite(v) || v == 0) continue;
+          const uint64_t b = e.values.bits(n);
+          if (integer) {
+            if (std::fabs(v) < 100) k = n;
+            continue;
+          }
+          const int mant = t.dtype == DType::kFloat32 ? 23 : t.dtype == DType::kFloat16 ? 10 : 7;
+          const uint64_t m = b & ((uint64_t{1} << mant) - 1);
+          if (m + static_cast<uint64_t>(bound) + 2 < (uint64_t{1} << mant) && m > 2) k = n;
+        }
+        if (k < 0) continue;
+        seen.insert(key);
+        const Outcome good = run_case(builtin_sut(), *op, c);
+        ASSERT_EQ(good.status, 0) << c.describe();
+        const auto moved = [&](uint64_t steps) {
+          Outcome o = good;
+          TensorArg after = t;
+          after.storage = o.storage_after[i];
+          uint64_t b = e.values.bits(k);
+          if (integer) {
+            const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+            b = (b + steps) & mask;
+          } else {
+            b += steps;  // away from zero by `steps` ulps (sign-magnitude)
+          }
+          after.set_bits_at(k, b);
+          o.storage_after[i] = after.storage;
+          return judge(*op, c, o);
+        };
+        const std::string clause = op->value_clause(c, e.name, k);
+        const Judgement at_bound = moved(static_cast<uint64_t>(bound));
+        EXPECT_TRUE(at_bound.pass()) << key << " at " << bound << " ulps\n" << at_bound.failures();
+        const Judgement beyond = moved(static_cast<uint64_t>(bound) + 1);
+        EXPECT_FALSE(beyond.pass()) << key << " at " << bound + 1 << " ulps";
+        EXPECT_NE(beyond.failures().find(clause + ":"), std::string::npos)
+            << key << ": expected a deviation of " << clause << "\n"
+            << beyond.failures();
+        ++checked;
+      }
+    }
+  }
+  // GELU, SELU and LogitGrad in fp32/fp16/bf16, SELU in int8/int32 (LayerNorm and GBAG are sums).
+  EXPECT_GE(checked, 11) << fmt::format("{}", fmt::join(seen, ", "));
+  for (const char *must :
+       {"SeluBackward/int8", "SeluBackward/int32", "GeluBackward/fp16", "LogitGrad/bf16"})
+    EXPECT_TRUE(seen.count(must)) << must << " not covered; covered: "
+                                  << fmt::format("{}", fmt::join(seen, ", "));
 }
 
 }  // namespace

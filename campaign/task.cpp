@@ -1,0 +1,109 @@
+#include "campaign/task.hpp"
+
+#include <fmt/format.h>
+
+namespace aclnn_conform {
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+const char *kind_name(Task::Kind k) {
+  switch (k) {
+    case Task::Kind::kValid:
+      return "valid";
+    case Task::Kind::kInvalid:
+      return "invalid";
+    case Task::Kind::kProtocol:
+      return "protocol";
+    case Task::Kind::kCorpus:
+      return "corpus";
+    case Task::Kind::kEdge:
+      return "edge";
+  }
+  return "valid";
+}
+
+}  // namespace
+
+std::string Task::property() const {
+  return op->name + "/" + kind_name(kind);
+}
+
+Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
+                    int64_t k) {
+  Task t;
+  t.index = k;
+  const int64_t n = static_cast<int64_t>(ops.size());
+  t.op = ops[static_cast<size_t>(k % n)];
+  t.kind = (k / n) % 32 == 31 ? Task::Kind::kProtocol
+           : (k / n) % 3 == 2 ? Task::Kind::kInvalid
+                              : Task::Kind::kValid;
+  t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
+  const int max = tier_max_size(cfg.tier);
+  t.size = static_cast<int>((k / n) % 10 + 1) * max / 10;
+  t.origin = fmt::format("seed {:#x} index {} {} size {}", cfg.seed, k, kind_name(t.kind), t.size);
+  return t;
+}
+
+rc::Shrinkable<Case> task_shrinkable(const Task &t, Product product) {
+  const auto gen =
+      t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(product) : t.op->gen_valid(product);
+  return gen(rc::Random(t.seed), t.size);
+}
+
+Case task_case(const Task &t, Product product) {
+  if (t.stored) return *t.stored;
+  return task_shrinkable(t, product).value();
+}
+
+std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops) {
+  std::vector<Task> tasks;
+  int64_t k = 0;
+  for (const auto &row : all_edge_cases()) {
+    ++k;
+    const OpDescriptor *op = find_op(row.call.op);
+    if (!op || std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
+    Task t;
+    t.index = -1000000 - k;
+    t.op = op;
+    t.kind = Task::Kind::kEdge;
+    t.row = std::make_shared<const EdgeCase>(row);
+    t.stored = std::make_shared<const Case>(row.call);
+    t.origin = fmt::format("edge row {}: {}", row.clause, row.title);
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops,
+                                    const CampaignConfig &cfg) {
+  std::vector<Task> tasks;
+  int64_t k = 0;
+  for (const auto *op : ops) {
+    // The first small valid, non-empty call of a fixed seed sequence: the probes need a call the
+    // SUT should accept and run.
+    for (uint64_t s = 1; s <= 64; ++s) {
+      Case c = op->gen_valid(cfg.product)(rc::Random(s), 8).value();
+      if (!op->check(c, {}).ok()) continue;
+      bool empty = false;
+      for (const auto &[name, t] : c.tensors) empty |= t.present && t.numel() == 0;
+      if (empty) continue;
+      Task t;
+      t.index = -2000000 - k++;
+      t.op = op;
+      t.kind = Task::Kind::kProtocol;
+      t.stored = std::make_shared<const Case>(std::move(c));
+      t.origin = fmt::format("protocol probe of {} on a fixed valid call (seed {})", op->name, s);
+      tasks.push_back(std::move(t));
+      break;
+    }
+  }
+  return tasks;
+}
+
+}  // namespace aclnn_conform

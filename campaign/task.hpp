@@ -1,0 +1,58 @@
+// The units of work of a campaign: one case of one op, run and judged in a worker process. Tasks
+// come from the corpus (stored counterexamples), the edge tables, the protocol probes, and the
+// seeded case space (generated valid and invalid cases), in that order.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "edge_cases/edge_case.hpp"
+#include "properties/op.hpp"
+
+namespace aclnn_conform {
+
+struct Task {
+  enum class Kind {
+    kValid,     // a generated valid call
+    kInvalid,   // a generated call breaking one or more error clauses
+    kProtocol,  // a valid call on which the shared ABI rules are probed (properties/protocol.hpp)
+    kCorpus,    // a stored counterexample
+    kEdge,      // an edge-table row: its call, judged by the oracle and by the row's literals
+  };
+  int64_t index = 0;  // global index in the seed space; negative for corpus, edge and fixed probes
+  const OpDescriptor *op = nullptr;
+  Kind kind = Kind::kValid;
+  uint64_t seed = 0;
+  int size = 0;
+  std::shared_ptr<const Case> stored;   // corpus, edge and fixed-probe cases
+  std::shared_ptr<const EdgeCase> row;  // edge rows
+  std::string origin;                   // how to find the case again, for reports
+  std::string corpus_id;                // corpus entries: the file stem (replay --case ID)
+
+  bool generated() const { return !stored; }  // has a rapidcheck shrink tree
+  std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
+};
+
+// Global index k of the seed space: op k mod n; per op, two valid cases to one invalid, and every
+// 32nd round a protocol probe; its own seed and size. Shard i of N takes the k with k mod N = i.
+Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
+                    int64_t k);
+
+// The case of a task, and (generated tasks only) its rapidcheck shrink tree.
+Case task_case(const Task &t, Product product);
+rc::Shrinkable<Case> task_shrinkable(const Task &t, Product product);
+
+// Every edge row of the given ops as a task, in table order.
+std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops);
+
+// One protocol probe per op on a small fixed valid call (so every SUT gets the two-phase rules
+// probed at the start, whatever the budget).
+std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops,
+                                    const CampaignConfig &cfg);
+
+}  // namespace aclnn_conform

@@ -1,0 +1,432 @@
+#include "campaign/worker.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "properties/judge.hpp"
+#include "properties/protocol.hpp"
+#include "properties/runner.hpp"
+
+namespace aclnn_conform {
+namespace {
+
+using Clock = WorkerClock;
+
+bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
+  return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
+}
+
+std::string first_failure(const Judgement &j) {
+  for (const auto &r : j.results)
+    if (!r.pass) return r.clause;
+  return "";
+}
+
+// The expected variants (--expect-variant) this op has.
+aclnn_ref::VariantSet expected_variants(const OpDescriptor &op, const CampaignConfig &cfg) {
+  aclnn_ref::VariantSet vs;
+  for (const auto &v : cfg.expect_variants)
+    if (std::find(op.variants.begin(), op.variants.end(), v) != op.variants.end()) vs.add(v);
+  return vs;
+}
+
+// A judgement with the user's expectations applied: skipped clauses taken out, and clauses that
+// fail under the record but conform under the expected variants marked as explained (they pass,
+// and `explained` names the variants).
+struct Judged {
+  Judgement j;
+  std::map<std::string, std::string> explained;
+  std::string target;  // the first failing clause that no expected variant explains
+};
+
+Judged judge_task(const Task &t, const Case &c, const Outcome &o, const CampaignConfig &cfg) {
+  const OpDescriptor &op = *t.op;
+  JudgePolicy policy;
+  policy.accuracy = cfg.accuracy;
+  Judged r;
+  r.j = judge(op, c, o, policy);
+  // An edge row also states its result literally; the literals are checked on every SUT.
+  if (t.row && c.tensors.size() == t.row->call.tensors.size())
+    for (const auto &cr : edge_row_literals(*t.row, o)) r.j.add(cr.clause, cr.pass, cr.detail);
+  std::erase_if(r.j.results, [&](const ClauseResult &cr) { return is_skipped(cfg, cr.clause); });
+  const auto expected = expected_variants(op, cfg);
+  if (!r.j.pass() && !expected.names().empty()) {
+    JudgePolicy pv = policy;
+    pv.variants = expected;
+    try {
+      const Judgement jv = judge(op, c, o, pv);
+      for (auto &cr : r.j.results) {
+        if (cr.pass) continue;
+        const bool fails_under_variant =
+            std::any_of(jv.results.begin(), jv.results.end(),
+                        [&](const ClauseResult &v) { return v.clause == cr.clause && !v.pass; });
+        if (fails_under_variant) continue;
+        r.explained[cr.clause] = fmt::format("{}", fmt::join(expected.names(), "+"));
+        cr.pass = true;
+        cr.detail.clear();
+      }
+    } catch (const std::exception &) {
+      // The oracle cannot evaluate the variant on this case: nothing is explained.
+    }
+  }
+  r.target = first_failure(r.j);
+  return r;
+}
+
+// Variants under which the case conforms, each single variant then all of the op's together:
+// strictly (the campaign's policy) and loosely (the Ascend precision standard, which a variant's
+// behaviour computed in working precision meets where it cannot meet a few ulps).
+struct Fingerprint {
+  std::vector<std::string> strict, consistent;
+};
+Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
+                        JudgePolicy::Accuracy accuracy) {
+  Fingerprint f;
+  auto conforms = [&](const aclnn_ref::VariantSet &vs, JudgePolicy::Accuracy a) {
+    JudgePolicy p;
+    p.variants = vs;
+    p.accuracy = a;
+    try {
+      return judge(op, c, o, p).pass();
+    } catch (const std::exception &) {
+      return false;  // a variant the oracle cannot evaluate on this case does not match it
+    }
+  };
+  auto consider = [&](const aclnn_ref::VariantSet &vs, const std::string &name) {
+    if (conforms(vs, accuracy))
+      f.strict.push_back(name);
+    else if (conforms(vs, JudgePolicy::Accuracy::kAscend))
+      f.consistent.push_back(name);
+  };
+  for (const auto &v : op.variants) consider(aclnn_ref::VariantSet{v}, v);
+  if (f.strict.empty() && op.variants.size() > 1) {
+    aclnn_ref::VariantSet all;
+    for (const auto &v : op.variants) all.add(v);
+    consider(all, fmt::format("{}", fmt::join(op.variants, "+")));
+  }
+  return f;
+}
+
+nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparison &cmp) {
+  nlohmann::json h = nlohmann::json::array();
+  for (auto b : cmp.histogram) h.push_back(b);
+  return {{"op", op.name},
+          {"dtype", std::string(aclnn_ref::dtype_name(cmp.dtype))},
+          {"count", cmp.count},
+          {"histogram", h},
+          {"max_ulps", json_number(cmp.max_ulps)},
+          {"mere", json_number(cmp.ascend.mere)},
+          {"mare", json_number(cmp.ascend.mare)}};
+}
+
+// The failing probe results of a protocol task on case c ("" if all pass).
+std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContext &ctx) {
+  std::vector<ClauseResult> out;
+  if (!t.op->check(c, {}).ok()) return out;  // the probes need a valid call
+  for (auto &cr : protocol_probe(*ctx.sut, *t.op, c))
+    if (!is_skipped(*ctx.cfg, cr.clause)) out.push_back(std::move(cr));
+  return out;
+}
+
+std::string first_failure(const std::vector<ClauseResult> &rs) {
+  for (const auto &r : rs)
+    if (!r.pass) return r.clause;
+  return "";
+}
+
+// Walks the task's rapidcheck shrink tree, keeping a candidate whenever still_fails says it fails
+// the same way; stops at the attempt limit or the deadline. Returns the smallest case found.
+Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
+            const WorkerContext &ctx, Clock::time_point deadline, int &steps) {
+  auto current = task_shrinkable(t, ctx.cfg->product);
+  int attempts = 0;
+  for (bool progress = true;
+       progress && attempts < ctx.cfg->shrink_attempts && Clock::now() < deadline;) {
+    progress = false;
+    auto shrinks = current.shrinks();
+    while (auto next = shrinks.next()) {
+      if (++attempts > ctx.cfg->shrink_attempts || Clock::now() >= deadline) break;
+      Case candidate = next->value();
+      bool fails = false;
+      try {
+        fails = still_fails(candidate);
+      } catch (const std::exception &) {
+        continue;  // the oracle cannot judge this candidate: not a smaller counterexample
+      }
+      if (fails) {
+        current = *next;
+        c = std::move(candidate);
+        ++steps;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return c;
+}
+
+Clock::time_point shrink_deadline(const WorkerContext &ctx) {
+  return std::min(Clock::now() + std::chrono::seconds(20), ctx.deadline);
+}
+
+std::string phase_call(const OpDescriptor &op, const Outcome &o) {
+  return o.phase == 1 ? op.abi_name + "GetWorkspaceSize" : op.abi_name;
+}
+
+std::string status_clause(const aclnn_ref::Verdict &v) {
+  return v.ok() ? "" : v.clause;
+}
+
+}  // namespace
+
+std::string case_clause(const OpDescriptor &op, const Case &c) {
+  const auto verdict = op.check(c, {});
+  if (!verdict.ok()) return verdict.clause;
+  std::vector<std::string> reached;
+  try {
+    reached = op.reached(c);
+  } catch (const std::exception &) {
+  }
+  const auto has = [&](const std::string &suffix) -> std::string {
+    for (const auto &r : reached)
+      if (r.find(suffix) != std::string::npos && r.rfind("ABI-", 0) != 0) return r;
+    return "";
+  };
+  if (auto e = has("-EMPTY-"); !e.empty()) return e;
+  if (std::find(reached.begin(), reached.end(), "ABI-RANK-1") != reached.end()) {
+    for (const auto &[name, t] : c.tensors)
+      if (t.present && t.shape.size() == 8) return "ABI-RANK-1";
+  }
+  if (auto v = has("-VALUE-"); !v.empty()) return v;
+  return op.clauses.empty() ? "ABI-TWOPHASE-1" : op.clauses.front();
+}
+
+nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
+  const auto started = Clock::now();
+  const CampaignConfig &cfg = *ctx.cfg;
+  const OpDescriptor &op = *t.op;
+  nlohmann::json r{{"results", nlohmann::json::array()}, {"comparisons", nlohmann::json::array()}};
+  Case c = task_case(t, cfg.product);
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(Clock::now() - started).count();
+  };
+
+  if (t.kind == Task::Kind::kProtocol) {
+    auto results = probe(t, c, ctx);
+    for (const auto &cr : results) r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
+    const std::string target = first_failure(results);
+    if (target.empty()) {
+      r["seconds"] = seconds();
+      return r;
+    }
+    int steps = 0;
+    if (t.generated() && !ctx.saturated.count(target))
+      c = shrink(
+          t, c,
+          [&](const Case &cand) {
+            const auto rs = probe(t, cand, ctx);
+            return first_failure(rs) == target;
+          },
+          ctx, shrink_deadline(ctx), steps);
+    results = steps > 0 ? probe(t, c, ctx) : results;
+    std::string detail, all;
+    for (const auto &cr : results) {
+      if (cr.pass) continue;
+      if (cr.clause == target && detail.empty()) detail = cr.detail;
+      all += cr.clause + ": " + cr.detail + "\n";
+    }
+    r["deviation"] = {{"clause", target},
+                      {"detail", detail},
+                      {"all_failures", all},
+                      {"case", to_json(c)},
+                      {"origin", t.origin},
+                      {"shrink_steps", steps},
+                      {"kind", "deviation"},
+                      {"call", "protocol probe " + target},
+                      {"variants", nlohmann::json::array()},
+                      {"consistent_variants", nlohmann::json::array()},
+                      {"expected_status", 0},
+                      {"expected_clause", ""},
+                      {"got_status", 0}};
+    r["seconds"] = seconds();
+    return r;
+  }
+
+  Outcome o = run_case(*ctx.sut, op, c);
+  Judged jd = judge_task(t, c, o, cfg);
+  for (const auto &cr : jd.j.results) {
+    const auto e = jd.explained.find(cr.clause);
+    r["results"].push_back(
+        {cr.clause, cr.pass, cr.detail, e == jd.explained.end() ? "" : e->second});
+  }
+  for (const auto &cmp : jd.j.comparisons)
+    if (!cmp.untouched_check && cmp.count > 0 && cmp.error.empty())
+      r["comparisons"].push_back(comparison_json(op, cmp));
+  if (jd.target.empty()) {
+    r["seconds"] = seconds();
+    return r;
+  }
+
+  const std::string target = jd.target;
+  int steps = 0;
+  if (t.generated() && !ctx.saturated.count(target)) {
+    c = shrink(
+        t, c,
+        [&](const Case &cand) {
+          const Outcome co = run_case(*ctx.sut, op, cand);
+          return judge_task(t, cand, co, cfg).target == target;
+        },
+        ctx, shrink_deadline(ctx), steps);
+    if (steps > 0) {
+      o = run_case(*ctx.sut, op, c);
+      jd = judge_task(t, c, o, cfg);
+    }
+  }
+  const auto verdict = op.check(c, {});
+  std::string detail;
+  for (const auto &cr : jd.j.results)
+    if (cr.clause == target) detail = cr.detail;
+  const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy);
+  r["deviation"] = {{"clause", target},
+                    {"detail", detail},
+                    {"all_failures", jd.j.failures()},
+                    {"case", to_json(c)},
+                    {"origin", t.origin},
+                    {"shrink_steps", steps},
+                    {"kind", "deviation"},
+                    {"call", phase_call(op, o)},
+                    {"variants", fp.strict},
+                    {"consistent_variants", fp.consistent},
+                    {"expected_status", verdict.status},
+                    {"expected_clause", status_clause(verdict)},
+                    {"got_status", o.status}};
+  r["seconds"] = seconds();
+  return r;
+}
+
+namespace {
+
+// Runs the task's body on a candidate in a forked grandchild with its own trace page and reports
+// how it ended: "ok", "crash" (a signal inside the SUT) or "timeout" (no return within limit),
+// and the call in flight.
+struct Death {
+  std::string how = "ok";
+  std::string call, clause;
+};
+
+Death run_isolated(const Task &t, const Case &candidate, const WorkerContext &ctx, double limit) {
+  void *page =
+      mmap(nullptr, sizeof(CallTrace), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return {};
+  auto *trace = static_cast<CallTrace *>(page);
+  std::memset(trace, 0, sizeof *trace);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    set_call_trace(trace);
+    try {
+      if (t.kind == Task::Kind::kProtocol) {
+        if (t.op->check(candidate, {}).ok()) protocol_probe(*ctx.sut, *t.op, candidate);
+      } else {
+        run_case(*ctx.sut, *t.op, candidate);
+      }
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  Death d;
+  if (pid < 0) {
+    munmap(page, sizeof(CallTrace));
+    return d;
+  }
+  const auto until = std::min(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(limit)),
+                              ctx.deadline);
+  int status = 0;
+  bool done = false;
+  while (!(done = waitpid(pid, &status, WNOHANG) == pid) && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    if (trace->in_sut) d.how = "timeout";
+  } else if (WIFSIGNALED(status) && trace->in_sut) {
+    d.how = "crash";
+  }
+  d.call = trace->call;
+  d.clause = trace->clause;
+  munmap(page, sizeof(CallTrace));
+  return d;
+}
+
+}  // namespace
+
+nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
+  const CampaignConfig &cfg = *ctx.cfg;
+  // A hang is re-tried with a shorter limit: a candidate that takes this long hangs too.
+  const double limit =
+      s.kind == "timeout" ? std::min(cfg.case_timeout_seconds, 2.0) : cfg.case_timeout_seconds;
+  Case c = task_case(s.task, cfg.product);
+  std::string call = s.call, clause;
+  int steps = 0;
+  if (s.task.generated())
+    c = shrink(
+        s.task, c,
+        [&](const Case &cand) {
+          const Death d = run_isolated(s.task, cand, ctx, limit);
+          if (d.how != s.kind || d.call != s.call) return false;
+          clause = d.clause;
+          return true;
+        },
+        ctx, shrink_deadline(ctx), steps);
+  return {{"case", to_json(c)}, {"shrink_steps", steps}, {"call", call}, {"clause", clause}};
+}
+
+[[noreturn]] void worker_main(int fd, const std::vector<Task> &batch,
+                              const std::vector<CrashShrink> &shrinks, const WorkerContext &ctx,
+                              CallTrace *trace) {
+  // The parent decides when workers stop (Ctrl-C reaches the whole process group), and a worker
+  // never outlives it.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  set_call_trace(trace);
+  FILE *out = fdopen(fd, "w");
+  const auto send = [&](char tag, const nlohmann::json &j) {
+    const std::string line = std::string(1, tag) + " " + j.dump() + "\n";
+    std::fwrite(line.data(), 1, line.size(), out);
+    std::fflush(out);
+  };
+  for (const auto &t : batch) {
+    std::memset(trace, 0, sizeof *trace);
+    try {
+      send('R', run_task(t, ctx));
+    } catch (const std::exception &e) {
+      send('E', {{"error", e.what()}});
+    }
+  }
+  for (const auto &s : shrinks) {
+    std::memset(trace, 0, sizeof *trace);
+    try {
+      send('C', shrink_crash(s, ctx));
+    } catch (const std::exception &e) {
+      send('E', {{"error", e.what()}});
+    }
+  }
+  std::fclose(out);
+  _exit(0);
+}
+
+}  // namespace aclnn_conform
