@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "reference/dtype.hpp"
@@ -13,6 +16,7 @@ namespace aclnn_conform {
 namespace {
 
 using aclnn_ref::DType;
+namespace fs = std::filesystem;
 
 const char *acl_dtype_enum(DType t) {
   switch (t) {
@@ -443,6 +447,141 @@ AcceptedRange accepted_range(const aclnn_ref::ExpectedOutput &e, int64_t index,
   return {aclnn_ref::decode(&lb, t), aclnn_ref::decode(&hb, t)};
 }
 
+namespace {
+
+// Indents every line of a statement block by `pad`.
+std::string indented(const std::string &text, const std::string &pad) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    if (!line.empty()) out += pad + line;
+    out += "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The calls of one protocol probe (properties/protocol.cpp), each checked against its status.
+std::string probe_section(const OpDescriptor &op, const std::string &phase_one,
+                          const std::string &probe) {
+  const std::string ws_name = op.phase_two_name + "GetWorkspaceSize";
+  const auto expect = [&](const std::string &what, int status, const std::string &clause) {
+    return fmt::format(
+        "  LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n"
+        "  if (ret != 0) {{\n"
+        "    const char *msg = aclGetRecentErrMsg();\n"
+        "    LOG_PRINT(\"aclGetRecentErrMsg: %s\\n\", msg != nullptr ? msg : \"(null)\");\n"
+        "  }}\n"
+        "  if (ret != {}) {{\n"
+        "    LOG_PRINT(\"DEVIATION ({}): {} must return {}\\n\");\n"
+        "    deviations++;\n"
+        "  }}\n",
+        what, status, clause, what, status);
+  };
+  std::string s = "\n  // 3. The calls of the protocol probe " + probe +
+                  "\n"
+                  "  uint64_t workspaceSize = 0;\n"
+                  "  aclOpExecutor *executor = nullptr;\n";
+  if (probe == "ABI-TWOPHASE-2") {
+    s += "  {  // phase one with workspaceSize == NULL\n" +
+         indented(replaced(phase_one, "&workspaceSize", "nullptr"), "  ") + "  }\n";
+    s += expect(ws_name + "(workspaceSize = NULL)", 161001, probe);
+    s += "  {  // phase one with executor == NULL\n" +
+         indented(replaced(phase_one, "&executor", "nullptr"), "  ") + "  }\n";
+    s += expect(ws_name + "(executor = NULL)", 161001, probe);
+    return s;
+  }
+  s += "  {\n" + indented(phase_one, "  ") + "  }\n";
+  s += fmt::format(
+      "  LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n"
+      "  CHECK_RET(ret == 0, LOG_PRINT(\"DEVIATION: the valid first call was rejected\\n\"); "
+      "deviations++);\n"
+      "  void *workspaceAddr = nullptr;\n"
+      "  if (ret == 0 && workspaceSize > 0) {{\n"
+      "    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);\n"
+      "    CHECK_RET(ret == ACL_SUCCESS, return 2);\n"
+      "  }}\n",
+      ws_name);
+  const std::string run = op.phase_two_name;
+  if (probe == "ABI-TWOPHASE-3") {
+    s += fmt::format("  ret = {}(workspaceAddr, workspaceSize, nullptr, stream);\n", run);
+    s += expect(run + "(executor = NULL)", 161001, probe);
+    s += "  if (workspaceSize > 0) {\n";
+    s += fmt::format("    ret = {}(nullptr, workspaceSize, executor, stream);\n", run);
+    s += indented(expect(run + "(workspace = NULL, workspaceSize > 0)", 161001, probe), "  ");
+    s += fmt::format("    ret = {}(workspaceAddr, workspaceSize - 1, executor, stream);\n", run);
+    s += indented(expect(run + "(workspaceSize - 1)", 161002, probe), "  ");
+    s += "  }\n";
+  } else {  // ABI-TWOPHASE-4: the executor runs once
+    s += fmt::format("  ret = {}(workspaceAddr, workspaceSize, executor, stream);\n", run);
+    s += expect(run + "(first run)", 0, probe);
+    s += "  aclrtSynchronizeStream(stream);\n";
+    s += fmt::format("  ret = {}(workspaceAddr, workspaceSize, executor, stream);\n", run);
+    s += expect(run + "(the same executor a second time)", 161002, probe);
+  }
+  s += "  if (workspaceAddr != nullptr) {\n    aclrtFree(workspaceAddr);\n  }\n";
+  return s;
+}
+
+}  // namespace
+
+std::string repro_probe(const std::string &call, const std::string &clause) {
+  static const std::vector<std::string> kProbes = {"ABI-TWOPHASE-2", "ABI-TWOPHASE-3",
+                                                   "ABI-TWOPHASE-4"};
+  const std::string prefix = "protocol probe ";
+  const std::string named = call.rfind(prefix, 0) == 0 ? call.substr(prefix.size()) : clause;
+  if (std::find(kProbes.begin(), kProbes.end(), named) != kProbes.end()) return named;
+  // A failing message check of a probe call belongs to the probe that made the call.
+  if (named == "ABI-ERRMSG-1" && call.rfind(prefix, 0) == 0) return "ABI-TWOPHASE-2";
+  return "";
+}
+
+std::string repro_include_dir() {
+#ifdef ACLNN_SOURCE_INCLUDE_DIR
+  if (fs::exists(fs::path(ACLNN_SOURCE_INCLUDE_DIR) / "acl" / "acl.h"))
+    return ACLNN_SOURCE_INCLUDE_DIR;
+#endif
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "include";
+    if (fs::exists(installed / "acl" / "acl.h")) return installed.string();
+  }
+  return "<aclnn-conform>/include";
+}
+
+void write_repros(CampaignResult &r, const std::string &out_dir, const ReproOptions &base) {
+  std::map<std::string, int> counts;
+  for (auto &d : r.deviations) {
+    const OpDescriptor *op = find_op(d.op);
+    if (!op) continue;
+    const auto verdict = op->check(d.minimal, {});
+    std::vector<aclnn_ref::ExpectedOutput> values;
+    if (verdict.ok()) values = op->values(d.minimal, {});
+    const std::string name = "repros/" + repro_file_name(d.op, d.clause, ++counts[d.op + d.clause]);
+    ReproOptions o = base;
+    o.title = fmt::format("{} ({}{}): {}", d.clause, d.kind, d.call.empty() ? "" : " in " + d.call,
+                          d.detail.substr(0, 200));
+    o.sut_path = r.sut_identity.path.empty() ? r.sut : r.sut_identity.path;
+    o.sut_sha256 = r.sut_identity.sha256;
+    o.include_dir = repro_include_dir();
+    o.file_name = fs::path(name).filename().string();
+    o.probe = repro_probe(d.call, d.clause);
+    fs::create_directories(fs::path(out_dir) / "repros");
+    std::ofstream(fs::path(out_dir) / name) << repro_program(*op, d.minimal, verdict, values, o);
+    d.repro_file = name;
+  }
+}
+
 std::string repro_file_name(const std::string &op, const std::string &clause, int n) {
   std::string s = fmt::format("repro_{}_{}_{}.cpp", op, clause.empty() ? "case" : clause, n);
   for (char &ch : s)
@@ -467,6 +606,20 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
                                                                                       : "ulp";
 
   std::string s;
+  // One-line instructions first, so a user (and aclnn-conform's terminal summary) finds them.
+  const std::string stem =
+      options.file_name.empty() ? "repro" : fs::path(options.file_name).stem().string();
+  const std::string src = options.file_name.empty() ? "repro.cpp" : options.file_name;
+  const std::string inc =
+      options.include_dir.empty() ? "<aclnn-conform>/include" : options.include_dir;
+  if (!options.sut_path.empty()) {
+    const std::string dir = fs::path(options.sut_path).parent_path().string();
+    s += fmt::format("// build: c++ -std=c++17 -I{} {} -o {} {} -Wl,-rpath,{}\n", inc, src, stem,
+                     options.sut_path, dir.empty() ? "." : dir);
+    s += fmt::format("// run: ./{}\n", stem);
+    s += fmt::format("// SUT: {} (sha256 {})\n", options.sut_path,
+                     options.sut_sha256.empty() ? "unknown" : options.sut_sha256);
+  }
   s += "/**\n";
   if (!options.title.empty()) s += " * " + comment_text(options.title) + "\n *\n";
   s += fmt::format(" * Standalone repro generated by aclnn-conform for {}, in the vendor's\n",
@@ -487,14 +640,25 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
   if (any_status)
     s += " * Any status is acceptable here (" + comment_text(expected_verdict.clause) +
          "): the call must not crash or write outside its outputs.\n";
-  s += " *\n * Build against the built-in CPU library:\n"
-       " *   c++ -std=c++17 -I<repo>/include repro.cpp -L<dir of libaclnn_cpu.so> -laclnn_cpu \\\n"
-       " *       -Wl,-rpath,<dir of libaclnn_cpu.so>\n"
-       " * or against a vendor toolkit:\n"
+  if (!options.probe.empty())
+    s += " * Probe: " + options.probe +
+         " - the program makes that rule's calls instead of the plain two-phase call.\n";
+  if (!options.sut_path.empty())
+    s += " *\n * Build against the library it was found on: the \"// build:\" line above.\n"
+         " * Against another library exporting the ABI:\n"
+         " *   c++ -std=c++17 -I<aclnn-conform>/include repro.cpp <path of the library> \\\n"
+         " *       -Wl,-rpath,<dir of the library>\n";
+  else
+    s +=
+        " *\n * Build against the built-in CPU library:\n"
+        " *   c++ -std=c++17 -I<repo>/include repro.cpp -L<dir of libaclnn_cpu.so> -laclnn_cpu \\\n"
+        " *       -Wl,-rpath,<dir of libaclnn_cpu.so>\n";
+  s += " * or against a vendor toolkit:\n"
        " *   c++ -std=c++17 -I$ASCEND_HOME_PATH/include repro.cpp -L$ASCEND_HOME_PATH/lib64 \\\n"
        " *       -lascendcl -lnnopbase -lopapi\n"
        " * Exit status: 0 the SUT conforms on this case, 1 it deviates, 2 the runtime failed.\n"
        " */\n";
+  if (!options.sut_path.empty()) s += "#include <dlfcn.h>\n\n";
   s += "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
        "#include <cstring>\n#include <vector>\n\n#include \"acl/acl.h\"\n";
   s += "#include \"" + op.header + "\"\n\n";
@@ -517,6 +681,19 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
         "  // from ACLNN_CPU_SOC (vendor libraries ignore it; run on that product instead).\n"
         "  setenv(\"ACLNN_CPU_SOC\", {}, 1);\n\n",
         soc, c_string(soc));
+  if (!options.sut_path.empty())
+    s += fmt::format(
+        "  // The library this program is about, and the one the loader linked (they must match).\n"
+        "  LOG_PRINT(\"repro of: %s (sha256 %s)\\n\", {}, {});\n"
+        "  {{\n"
+        "    Dl_info info{{}};\n"
+        "    if (dladdr(reinterpret_cast<void *>(&{}), &info) != 0 && info.dli_fname != nullptr) "
+        "{{\n"
+        "      LOG_PRINT(\"linked SUT: %s\\n\", info.dli_fname);\n"
+        "    }}\n"
+        "    fflush(stdout);  // the call below may crash or hang\n"
+        "  }}\n",
+        c_string(options.sut_path), c_string(options.sut_sha256), op.phase_two_name);
   s += "  // 1. （固定写法）device/stream初始化\n"
        "  int32_t deviceId = 0;\n"
        "  aclrtStream stream = nullptr;\n"
@@ -566,6 +743,29 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
   for (size_t i = 0; i < c.tensors.size(); ++i)
     if (c.tensors[i].second.present)
       s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], vars[i]);
+
+  const auto cleanup = [&] {
+    s += "\n  // 6. 释放aclTensor和device资源\n"
+         "  for (ReproTensor *t : args) {\n"
+         "    if (t->tensor != nullptr) {\n"
+         "      aclDestroyTensor(t->tensor);\n"
+         "    }\n"
+         "    if (t->deviceAddr != nullptr) {\n"
+         "      aclrtFree(t->deviceAddr);\n"
+         "    }\n"
+         "  }\n"
+         "  aclrtDestroyStream(stream);\n"
+         "  aclrtResetDevice(deviceId);\n"
+         "  aclFinalize();\n";
+    s += "  LOG_PRINT(\"%s\\n\", deviations == 0 ? \"RESULT: conforms\" : \"RESULT: deviates\");\n"
+         "  return deviations == 0 ? 0 : 1;\n"
+         "}\n";
+  };
+  if (!options.probe.empty()) {
+    s += probe_section(op, op.repro_phase_one(c, phase_one_args), options.probe);
+    cleanup();
+    return s;
+  }
 
   s += "\n  // 3. 调用CANN算子库API: the first phase\n"
        "  uint64_t workspaceSize = 0;\n"
@@ -708,21 +908,7 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
     s += "  }\n";
   }
 
-  s += "\n  // 6. 释放aclTensor和device资源\n"
-       "  for (ReproTensor *t : args) {\n"
-       "    if (t->tensor != nullptr) {\n"
-       "      aclDestroyTensor(t->tensor);\n"
-       "    }\n"
-       "    if (t->deviceAddr != nullptr) {\n"
-       "      aclrtFree(t->deviceAddr);\n"
-       "    }\n"
-       "  }\n"
-       "  aclrtDestroyStream(stream);\n"
-       "  aclrtResetDevice(deviceId);\n"
-       "  aclFinalize();\n";
-  s += "  LOG_PRINT(\"%s\\n\", deviations == 0 ? \"RESULT: conforms\" : \"RESULT: deviates\");\n"
-       "  return deviations == 0 ? 0 : 1;\n"
-       "}\n";
+  cleanup();
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/result.hpp"
 #include "properties/case.hpp"
 #include "properties/op.hpp"
 #include "reference/compare.hpp"
@@ -28,6 +29,14 @@ struct ReproOptions {
   double sum_unit_roundoff = 0x1p-24;  // u of the condition-aware bound (FLOAT accumulation)
   std::string title;                   // optional first comment line, e.g. the deviating clause
   int max_printed = 8;                 // mismatching elements printed per output
+  // The SUT the program links (its path and SHA-256, in the header and printed when it runs) and
+  // the folder of the vendor headers; with a path the header's "// build: " line links that SUT
+  // (otherwise the built-in library). file_name is the program's own file name.
+  std::string sut_path, sut_sha256, include_dir, file_name;
+  // A protocol probe to make instead of the plain two-phase call: "ABI-TWOPHASE-2" (phase one
+  // with workspaceSize NULL, then executor NULL), "ABI-TWOPHASE-3" (phase two with executor NULL,
+  // workspace NULL, workspaceSize - 1), "ABI-TWOPHASE-4" (the executor run twice); "" for none.
+  std::string probe;
 };
 
 // The program. expected_verdict is the oracle's op.check(c, variants); expected_values its
@@ -44,6 +53,20 @@ struct AcceptedRange {
 };
 AcceptedRange accepted_range(const aclnn_ref::ExpectedOutput &e, int64_t index,
                              const aclnn_ref::Tolerance &tol, double sum_unit_roundoff);
+
+// The probe a deviation's repro must make (ReproOptions::probe) given the call it recorded and its
+// clause: a protocol deviation or a death inside a two-phase probe step; "" otherwise.
+std::string repro_probe(const std::string &call, const std::string &clause);
+
+// The folder of the vendor headers a repro is compiled with (the source tree's include/, or the
+// installed one beside the tool).
+std::string repro_include_dir();
+
+// Writes one repro program per deviation of r to <out_dir>/repros/, linked against the SUT the
+// result names (its identity in the header), each making the call that deviated (a protocol probe's
+// calls where the deviation came from one); sets Deviation::repro_file. base supplies the
+// tolerance policy.
+void write_repros(CampaignResult &r, const std::string &out_dir, const ReproOptions &base = {});
 
 // A file name for a deviation's repro: "repro_<op>_<clause>_<n>.cpp" (clause sanitised).
 std::string repro_file_name(const std::string &op, const std::string &clause, int n);

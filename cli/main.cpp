@@ -59,20 +59,7 @@ void write_outputs(CampaignResult &r, const std::string &out_dir, bool ascend) {
   ReproOptions repro_options;
   if (ascend) repro_options.tolerance = aclnn_ref::Tolerance::ascend();
   fs::create_directories(out_dir);
-  std::map<std::string, int> counts;
-  for (auto &d : r.deviations) {
-    const OpDescriptor *op = find_op(d.op);
-    if (!op) continue;
-    const auto verdict = op->check(d.minimal, {});
-    std::vector<aclnn_ref::ExpectedOutput> values;
-    if (verdict.ok()) values = op->values(d.minimal, {});
-    const std::string name =
-        fmt::format("repros/{}-{}-{}.cpp", d.op, d.clause, ++counts[d.op + d.clause]);
-    fs::create_directories(fs::path(out_dir) / "repros");
-    std::ofstream(fs::path(out_dir) / name)
-        << repro_program(*op, d.minimal, verdict, values, repro_options);
-    d.repro_file = name;
-  }
+  write_repros(r, out_dir, repro_options);
   std::ofstream(fs::path(out_dir) / "report.json") << to_json(r).dump(1) << "\n";
   write_reports(r, out_dir);
 }

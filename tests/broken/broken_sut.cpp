@@ -5,7 +5,9 @@
 //     161001 for a NULL result (SELU-NULL-1, no known variant),
 //   - LogitGrad treats a finite eps > 1 like eps in (0.5, 1) (`range-rule`, LOGIT-EPS-GT1-1),
 //   - GroupedBiasAddGrad leaves out untouched for an empty gradY (`empty-untouched`),
-//   - LayerNormBackward crashes when N = 3 and hangs when N = 5 (a conformance run must survive).
+//   - LayerNormBackward crashes when N = 3 and hangs when N = 5 (a conformance run must survive),
+//   - GroupedBiasAddGradV2's first phase writes *executor before checking it: it crashes on
+//     executor == NULL (ABI-TWOPHASE-2, found only by the protocol probe).
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
@@ -325,6 +327,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGradV2GetWorkspaceSize(
     aclOpExecutor **ex) {
   static auto f = fn<decltype(&aclnnGroupedBiasAddGradV2GetWorkspaceSize)>(
       "aclnnGroupedBiasAddGradV2GetWorkspaceSize");
+  *ex = nullptr;  // the deliberate fault: no NULL check first
   return gbag_phase_one(f(gradY, groupIdx, type, out, ws, ex), gradY, ex);
 }
 ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGradV2(void *w, uint64_t n, aclOpExecutor *ex,
