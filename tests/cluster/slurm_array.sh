@@ -81,7 +81,8 @@ pids+=($!)
 pids+=($!)
 up=""
 for _ in $(seq 60); do
-  if sinfo -h -o '%t' 2> /dev/null | grep -qE '^(idle|mix|alloc)'; then up=1 && break; fi
+  node_state=$(sinfo -h -o '%t' 2> /dev/null || true)
+  if grep -qE '^(idle|mix|alloc)' <<< "$node_state"; then up=1 && break; fi
   sleep 0.5
 done
 [ -n "$up" ] || { tail -20 "$work"/slurm*.log; fail "the Slurm node did not come up"; }

@@ -25,7 +25,8 @@ root=$work/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" && touch "$root/var/lib/dpkg/status"
 dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless -i "$deb" \
   > "$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg --root -i"; }
-dpkg --root="$root" -s aclnn-conform | grep -q "Status: install ok installed" ||
+status=$(dpkg --root="$root" -s aclnn-conform)
+grep -q "Status: install ok installed" <<< "$status" ||
   fail "dpkg does not list the package as installed in the scratch root"
 
 cli=$root/usr/bin/aclnn-conform
@@ -42,6 +43,8 @@ cmake -S "$consumer_src" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root
   { cat "$work/consumer.log"; fail "the consumer project does not build against the package"; }
 LD_LIBRARY_PATH="$root/usr/lib" "$work/consumer/consumer" > "$work/consumer.out" 2>&1 ||
   { cat "$work/consumer.out"; fail "the consumer does not run"; }
-ldd "$work/consumer/consumer" | grep -q "$root/usr/lib/libaclnn_cpu.so" ||
-  fail "the consumer did not link the package's library"
+# (ldd's output is captured first: `ldd | grep -q` fails at random under pipefail, by SIGPIPE.)
+linked=$(ldd "$work/consumer/consumer")
+grep -q "$root/usr/lib/libaclnn_cpu.so" <<< "$linked" ||
+  fail "the consumer did not link the package's library: $linked"
 echo "$(basename "$deb"): $(wc -l <<< "$contents") entries, Depends: $depends; used from $root"
