@@ -31,4 +31,12 @@ for f in report.xml report.html report.md report.json; do
 done
 grep -q "<failure" "$report/report.xml" || fail "the JUnit report of the broken library has no failure"
 grep -q '"conformant": false' "$report/report.json" || fail "broken report.json says conformant"
+# A declaration without SUT, or with both BUDGET and CASES, is a configure error that says so.
+for bad in "no_sut:SUT is required" "budget_and_cases:give BUDGET or CASES, not both"; do
+  if cmake -S "$src" -B "$work/bad-${bad%%:*}" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DBROKEN_SUT="$broken" -DBAD_DECLARATION="${bad%%:*}" > "$work/bad.log" 2>&1; then
+    fail "a declaration ${bad%%:*} configured without error"
+  fi
+  grep -q "${bad#*:}" "$work/bad.log" || { cat "$work/bad.log"; fail "no message '${bad#*:}'"; }
+done
 echo "consumer conformance tests: builtin passes, broken fails with reports in $report"
