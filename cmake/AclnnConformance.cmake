@@ -8,6 +8,8 @@
 #     [BUDGET <duration> | CASES <n>]    time budget (e.g. 30s, 2m) or number of cases
 #                                        (default: 60s; CASES makes the test reproducible)
 #     [TIER smoke|ci|nightly] [SEED <n>] [JOBS <n>] [POLICY ulp|ascend]
+#     [SHARD <I/N>]                      default 0/1: the whole seed space, even when the test
+#                                        runs inside a Slurm array or a Kubernetes Indexed Job
 #     [EXPECT_VARIANTS <variant>...]     variants the library is known to follow
 #     [SKIPS <file>] [XFAILS <file>]     clause lists, as for `aclnn-conform run`
 #     [LABELS <label>...] [TIMEOUT <s>]  CTest properties (default timeout: budget x 2 + 120 s)
@@ -20,7 +22,7 @@
 # machine; without JOBS the campaign uses every core.
 
 function(aclnn_add_conformance_test name)
-  set(one SUT SOC BUDGET CASES TIER SEED JOBS POLICY SKIPS XFAILS TIMEOUT OUTPUT_DIRECTORY)
+  set(one SUT SOC BUDGET CASES TIER SEED JOBS POLICY SHARD SKIPS XFAILS TIMEOUT OUTPUT_DIRECTORY)
   set(multi OPS EXPECT_VARIANTS LABELS EXTRA_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${one}" "${multi}")
   if(arg_UNPARSED_ARGUMENTS)
@@ -66,7 +68,12 @@ function(aclnn_add_conformance_test name)
   else()
     list(APPEND args --cases "${arg_CASES}")
   endif()
-  foreach(opt SOC TIER SEED JOBS POLICY SKIPS XFAILS)
+  # Without --shard, `run` would take a shard from the scheduler's environment: a test stands for
+  # the whole campaign unless it says otherwise.
+  if(NOT arg_SHARD)
+    set(arg_SHARD 0/1)
+  endif()
+  foreach(opt SOC TIER SEED JOBS POLICY SHARD SKIPS XFAILS)
     if(DEFINED arg_${opt})
       string(TOLOWER "${opt}" flag)
       list(APPEND args --${flag} "${arg_${opt}}")

@@ -21,7 +21,9 @@ report=$work/consumer/aclnn-conformance/builtin_conforms
 grep -q '"conformant": true' "$report/report.json" || fail "builtin report.json is not conformant"
 grep -q "libaclnn_cpu.so" "$report/report.json" || fail "builtin test did not run the installed library"
 
-if ctest --test-dir "$work/consumer" -R '^broken_deviates$' > "$work/broken.log" 2>&1; then
+# Inside a Slurm array task, a conformance test still runs the whole seed space (--shard 0/1).
+if SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=3 SLURM_ARRAY_TASK_COUNT=4 \
+  ctest --test-dir "$work/consumer" -R '^broken_deviates$' > "$work/broken.log" 2>&1; then
   cat "$work/broken.log"; fail "the conformance test of the broken library passed"
 fi
 grep -q "broken_deviates .*Failed" "$work/broken.log" || { cat "$work/broken.log"; fail "no failure recorded"; }
@@ -31,6 +33,7 @@ for f in report.xml report.html report.md report.json; do
 done
 grep -q "<failure" "$report/report.xml" || fail "the JUnit report of the broken library has no failure"
 grep -q '"conformant": false' "$report/report.json" || fail "broken report.json says conformant"
+grep -q '"shard": "0/1"' "$report/report.json" || fail "the test took its shard from Slurm's variables"
 # A declaration without SUT, or with both BUDGET and CASES, is a configure error that says so.
 for bad in "no_sut:SUT is required" "budget_and_cases:give BUDGET or CASES, not both"; do
   if cmake -S "$src" -B "$work/bad-${bad%%:*}" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
