@@ -45,7 +45,10 @@ function(aclnn_add_conformance_test name)
                         "find_package(aclnn_conform) first (a package built with the reference)")
   endif()
 
-  if(TARGET ${arg_SUT})
+  if(arg_SUT STREQUAL "builtin" AND TARGET aclnn::cpu)
+    # The package's library by its installed path (the CLI's own `builtin` names its build tree).
+    set(sut "$<TARGET_FILE:aclnn::cpu>")
+  elseif(TARGET ${arg_SUT})
     set(sut "$<TARGET_FILE:${arg_SUT}>")
   else()
     set(sut "${arg_SUT}")
