@@ -19,7 +19,10 @@ ctest --test-dir "$work/consumer" -R '^builtin_conforms$' --output-on-failure > 
   { cat "$work/builtin.log"; fail "the conformance test of the package's library failed"; }
 report=$work/consumer/aclnn-conformance/builtin_conforms
 grep -q '"conformant": true' "$report/report.json" || fail "builtin report.json is not conformant"
-grep -q "libaclnn_cpu.so" "$report/report.json" || fail "builtin test did not run the installed library"
+grep -q "\"sut\": \"$work/prefix/lib/libaclnn_cpu.so" "$report/report.json" ||
+  fail "SUT builtin did not run the installed library"
+grep -q "target_form.*--sut\" \"$work/prefix/lib/libaclnn_cpu.so" "$work/consumer/CTestTestfile.cmake" ||
+  fail "SUT aclnn::cpu is not the installed library's file"
 
 # Inside a Slurm array task, a conformance test still runs the whole seed space (--shard 0/1).
 if SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=3 SLURM_ARRAY_TASK_COUNT=4 \
