@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <regex>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace aclnn_conform {
 
@@ -273,7 +276,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   r.policy = j.at("policy");
   r.seed = j.at("seed");
   r.shard = j.at("shard");
-  r.shard_source = j.at("shard_source");
+  r.shard_source = j.value("shard_source", "");
   r.ops = j.at("ops").get<std::vector<std::string>>();
   r.cases = j.at("cases");
   r.seconds = j.at("seconds");
@@ -339,10 +342,30 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   return r;
 }
 
+namespace {
+// Where a counterexample lies in the seed space: stored cases (replayed first) before generated
+// ones, generated ones by their index ("seed 0x.. index K ...").
+int64_t seed_space_position(const Deviation &d) {
+  const auto at = d.origin.find(" index ");
+  if (at == std::string::npos) return -1;
+  return std::strtoll(d.origin.c_str() + at + 7, nullptr, 10);
+}
+}  // namespace
+
 CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   if (shards.empty()) throw std::runtime_error("nothing to merge");
+  // One pass over the shards with hash lookups, so 1,000 shards merge in linear time. Only the
+  // counterexamples a single process would keep survive (per clause, the first
+  // kKeptPerClause in seed-space order), so the merged report does not grow with the shard count.
+  constexpr size_t kKeptPerClause = 3;  // CampaignConfig::deviations_per_clause's default
   CampaignResult m = shards.front();
-  std::set<std::string> shard_names = {m.shard};
+  std::unordered_set<std::string> shard_names = {m.shard},
+                                  warnings(m.warnings.begin(), m.warnings.end());
+  std::set<std::string> sources = {m.shard_source};
+  std::unordered_map<std::string, size_t> clause_at, accuracy_at;
+  for (size_t i = 0; i < m.clauses.size(); ++i) clause_at[m.clauses[i].id] = i;
+  for (size_t i = 0; i < m.accuracy.size(); ++i)
+    accuracy_at[m.accuracy[i].op + '\n' + m.accuracy[i].dtype] = i;
   for (size_t i = 1; i < shards.size(); ++i) {
     const CampaignResult &s = shards[i];
     if (s.sut != m.sut || s.product != m.product || s.seed != m.seed || s.policy != m.policy ||
@@ -353,46 +376,70 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
                                "policy, expected variants or clause pattern differ)");
     if (!shard_names.insert(s.shard).second)
       throw std::runtime_error("shard " + s.shard + " appears twice");
+    sources.insert(s.shard_source);
     m.cases += s.cases;
     m.seconds = std::max(m.seconds, s.seconds);
     m.interrupted = m.interrupted || s.interrupted;
     m.allow_incomplete = m.allow_incomplete && s.allow_incomplete;
     for (const auto &c : s.clauses) {
-      ClauseVerdict *t = m.clause(c.id);
-      if (!t) {
+      const auto [it, added] = clause_at.try_emplace(c.id, m.clauses.size());
+      if (added) {
         m.clauses.push_back(c);
         continue;
       }
-      t->reached += c.reached;
-      t->deviations += c.deviations;
-      t->seconds += c.seconds;
-      t->explained_by_variant += c.explained_by_variant;
+      ClauseVerdict &t = m.clauses[it->second];
+      t.reached += c.reached;
+      t.deviations += c.deviations;
+      t.seconds += c.seconds;
+      t.explained_by_variant += c.explained_by_variant;
       for (const auto &v : c.expected_variants_matched)
-        if (!listed(t->expected_variants_matched, v)) t->expected_variants_matched.push_back(v);
+        if (!listed(t.expected_variants_matched, v)) t.expected_variants_matched.push_back(v);
       // The minimum is the campaign's, over all shards together.
-      t->min_cases = std::max(t->min_cases, c.min_cases);
-      if (t->first_detail.empty()) t->first_detail = c.first_detail;
+      t.min_cases = std::max(t.min_cases, c.min_cases);
+      if (t.first_detail.empty()) t.first_detail = c.first_detail;
     }
     m.deviations.insert(m.deviations.end(), s.deviations.begin(), s.deviations.end());
     for (const auto &a : s.accuracy) {
-      auto it = std::find_if(m.accuracy.begin(), m.accuracy.end(),
-                             [&](const auto &x) { return x.op == a.op && x.dtype == a.dtype; });
-      if (it == m.accuracy.end()) {
+      const auto [it, added] = accuracy_at.try_emplace(a.op + '\n' + a.dtype, m.accuracy.size());
+      if (added) {
         m.accuracy.push_back(a);
         continue;
       }
-      it->elements += a.elements;
-      for (size_t b = 0; b < it->histogram.size(); ++b) it->histogram[b] += a.histogram[b];
-      it->max_ulps = std::max(it->max_ulps, a.max_ulps);
-      it->mere_weighted_sum += a.mere_weighted_sum;
-      it->mare = std::max(it->mare, a.mare);
+      AccuracyStats &t = m.accuracy[it->second];
+      t.elements += a.elements;
+      for (size_t b = 0; b < t.histogram.size(); ++b) t.histogram[b] += a.histogram[b];
+      t.max_ulps = std::max(t.max_ulps, a.max_ulps);
+      t.mere_weighted_sum += a.mere_weighted_sum;
+      t.mare = std::max(t.mare, a.mare);
     }
     for (const auto &w : s.warnings)
-      if (!listed(m.warnings, w)) m.warnings.push_back(w);
+      if (warnings.insert(w).second) m.warnings.push_back(w);
+    // Keep the deviations bounded as shards come in: at most kKeptPerClause per clause.
+    if (m.deviations.size() > kKeptPerClause * m.clauses.size()) {
+      std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
+        return seed_space_position(a) < seed_space_position(b);
+      });
+      std::unordered_map<std::string, size_t> kept;
+      std::erase_if(m.deviations,
+                    [&](const Deviation &d) { return ++kept[d.clause] > kKeptPerClause; });
+    }
   }
-  std::string names;
-  for (const auto &n : shard_names) names += (names.empty() ? "" : ",") + n;
-  m.shard = names;
+  std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
+    return seed_space_position(a) < seed_space_position(b);
+  });
+  std::unordered_map<std::string, size_t> kept;
+  std::erase_if(m.deviations,
+                [&](const Deviation &d) { return ++kept[d.clause] > kKeptPerClause; });
+  // Shards in index order ("0/4,1/4,..."), then any name that is not I/N.
+  std::vector<std::string> names(shard_names.begin(), shard_names.end());
+  std::sort(names.begin(), names.end(), [](const std::string &a, const std::string &b) {
+    const long long ia = std::atoll(a.c_str()), ib = std::atoll(b.c_str());
+    return ia != ib ? ia < ib : a < b;
+  });
+  m.shard.clear();
+  for (const auto &n : names) m.shard += (m.shard.empty() ? "" : ",") + n;
+  m.shard_source.clear();
+  for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
   return m;
 }

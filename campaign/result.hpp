@@ -123,7 +123,8 @@ struct CampaignResult {
   std::string policy;        // ulp, ascend
   uint64_t seed = 0;
   std::string shard = "0/1";
-  std::string shard_source;  // where the shard came from: "flag", "SLURM_ARRAY_TASK_ID", ...
+  // Where the shard came from: "flag", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "default".
+  std::string shard_source;
   std::vector<std::string> ops;
   int64_t cases = 0;
   double seconds = 0;

@@ -16,6 +16,7 @@
 #include "campaign/report.hpp"
 #include "campaign/repro.hpp"
 #include "campaign/result.hpp"
+#include "campaign/shard_env.hpp"
 #include "edge_cases/edge_case.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
@@ -111,8 +112,8 @@ int main(int argc, char **argv) {
 
   CampaignConfig cfg;
   cfg.jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::string budget = "", soc = "ascend910b", tier = "ci", policy = "ulp", shard = "0/1",
-              skips_file, xfails_file;
+  std::string budget = "", soc = "ascend910b", tier = "ci", policy = "ulp", shard, skips_file,
+              xfails_file;
   bool quiet = false;
 
   auto add_common = [&](CLI::App *c) {
@@ -139,6 +140,11 @@ int main(int argc, char **argv) {
   run->add_option("--cases", cfg.cases, "number of generated cases");
   run->add_option("--seed", cfg.seed, "seed of the case space");
   run->add_option("--shard", shard, "I/N: this process runs shard I of N of the seed space");
+  // [integrate] Without --shard the scheduler's environment picks the shard (shard_env.hpp).
+  int shard_count = 0;
+  run->add_option("--shard-count", shard_count,
+                  "N, for a Kubernetes Indexed Job (its index is JOB_COMPLETION_INDEX)");
+  ShardAssignment shard_choice;
   run->add_option("--tier", tier, "smoke, ci or nightly (case sizes)")
       ->check(CLI::IsMember({"smoke", "ci", "nightly"}));
   bool no_corpus = false;
@@ -247,13 +253,14 @@ int main(int argc, char **argv) {
     if (*run) {
       if (!budget.empty()) cfg.budget_seconds = parse_duration(budget);
       if (budget.empty() && cfg.cases == 0) cfg.budget_seconds = 60;
-      const auto slash = shard.find('/');
-      if (slash == std::string::npos) throw std::invalid_argument("--shard takes I/N");
-      cfg.shard_index = std::stoi(shard.substr(0, slash));
-      cfg.shard_count = std::stoi(shard.substr(slash + 1));
+      // [integrate] --shard, else Slurm array / Indexed Job; the report records which.
+      shard_choice = shard.empty() ? shard_from_environment(shard_count) : parse_shard_flag(shard);
+      cfg.shard_index = shard_choice.index;
+      cfg.shard_count = shard_choice.count;
       cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
       cfg.use_corpus = !no_corpus;
       r = run_campaign(cfg, std::cerr);
+      r.shard_source = shard_choice.source;  // [integrate]
     } else {
       r = replay_cases(cfg, replay_paths, std::cerr);
     }
