@@ -61,7 +61,7 @@ CampaignResult shard_result(int index, int count) {
       d.minimal =
           op->gen_valid(Product::kAtlasA2)(rc::Random(static_cast<uint64_t>(k) + 1), 10).value();
       d.origin = "seed 0x1 index " + std::to_string(k) + " valid size 10";
-      d.expected_status = "0";
+      d.expected_status = 0;
       r.deviations.push_back(std::move(d));
       ++c.deviations;
     }

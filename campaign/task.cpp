@@ -38,14 +38,18 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
                     int64_t k) {
   Task t;
   t.index = k;
-  const int64_t n = static_cast<int64_t>(ops.size());
-  t.op = ops[static_cast<size_t>(k % n)];
-  t.kind = (k / n) % 32 == 31 ? Task::Kind::kProtocol
-           : (k / n) % 3 == 2 ? Task::Kind::kInvalid
-                              : Task::Kind::kValid;
+  // The op, kind and size of index k come from a hash of k (not of the seed, so that every seed
+  // has the same mix): any shard count N, whose shards take k mod N, gets every op in proportion.
+  const uint64_t h = splitmix64(static_cast<uint64_t>(k) ^ 0x6a09e667f3bcc909ull);
+  t.op = ops[static_cast<size_t>(h % ops.size())];
+  // Per op: two valid cases to one invalid, and one protocol probe in 32.
+  const uint64_t kind = (h >> 16) % 96;
+  t.kind = kind >= 93      ? Task::Kind::kProtocol
+           : kind % 3 == 2 ? Task::Kind::kInvalid
+                           : Task::Kind::kValid;
   t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
   const int max = tier_max_size(cfg.tier);
-  t.size = static_cast<int>((k / n) % 10 + 1) * max / 10;
+  t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
   t.origin = fmt::format("seed {:#x} index {} {} size {}", cfg.seed, k, kind_name(t.kind), t.size);
   return t;
 }

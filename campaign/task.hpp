@@ -38,8 +38,9 @@ struct Task {
   std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
 };
 
-// Global index k of the seed space: op k mod n; per op, two valid cases to one invalid, and every
-// 32nd round a protocol probe; its own seed and size. Shard i of N takes the k with k mod N = i.
+// Global index k of the seed space: its op, kind (two valid cases to one invalid, one protocol
+// probe in 32) and size drawn from a hash of k, its own seed. Shard i of N takes the k with
+// k mod N = i, and so runs every op whatever N is.
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);
 

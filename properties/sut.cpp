@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
+
 namespace aclnn_conform {
 
 std::unique_ptr<Sut> Sut::builtin() {
@@ -12,6 +14,18 @@ std::unique_ptr<Sut> Sut::builtin() {
 }
 
 std::string Sut::builtin_path() {
+  // The build tree's library; an installed tool (where the build tree is gone) uses the library
+  // installed beside it (<prefix>/bin/aclnn-conform -> <prefix>/lib*/libaclnn_cpu.so).
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(ACLNN_BUILTIN_LIBRARY, ec)) return ACLNN_BUILTIN_LIBRARY;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path prefix = exe.parent_path().parent_path();
+    const std::string name = fs::path(ACLNN_BUILTIN_LIBRARY).filename().string();
+    for (const char *lib : {"lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"})
+      if (fs::exists(prefix / lib / name, ec)) return (prefix / lib / name).string();
+  }
   return ACLNN_BUILTIN_LIBRARY;
 }
 
