@@ -1,5 +1,6 @@
 #include "campaign/campaign.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <poll.h>
@@ -22,6 +23,7 @@
 #include <ostream>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "campaign/task.hpp"
 #include "campaign/worker.hpp"
@@ -87,8 +89,9 @@ double seconds_since(Clock::time_point t) {
 
 // A worker process: its batch, the page where it keeps the call in flight, and how far it got.
 struct Child {
-  pid_t pid = -1;
+  pid_t pid = -1;  // also its process group: whatever the SUT forks dies with it
   int fd = -1;
+  int output_fd = -1;          // the worker's stdout and stderr (what the SUT prints)
   CallTrace *trace = nullptr;  // MAP_SHARED with the worker
   std::vector<Task> batch;
   std::vector<CrashShrink> shrinks;
@@ -99,7 +102,7 @@ struct Child {
 // A crash or hang waiting for its shrink: recorded when the shrink reports (or the run ends).
 struct PendingCrash {
   Task task;
-  std::string kind, call, trace_clause, what;
+  std::string kind, call, clause, what;
 };
 
 class Campaign {
@@ -155,6 +158,15 @@ class Campaign {
     }
     for (auto &[index, p] : pending_crashes_) record_crash(p, nullptr);  // not shrunk in time
     pending_crashes_.clear();
+    if (sut_output_bytes_ > 0) {
+      const fs::path file = fs::path(cfg_.out_dir) / "sut-output.txt";
+      fs::create_directories(cfg_.out_dir);
+      std::ofstream(file) << sut_output_;
+      result_.warnings.push_back(fmt::format(
+          "the SUT wrote {} bytes to stdout/stderr during its calls (not an ABI deviation; the "
+          "first {} bytes are in {})",
+          sut_output_bytes_, sut_output_.size(), file.string()));
+    }
     if (cfg_.progress) std::fprintf(stderr, "\n");
     result_.seconds = seconds_since(start_);
     finalize_statuses(result_);
@@ -290,52 +302,95 @@ class Campaign {
     if (page == MAP_FAILED) throw std::runtime_error("mmap of a worker's trace page failed");
     auto *trace = static_cast<CallTrace *>(page);
     std::memset(trace, 0, sizeof *trace);
-    int fds[2];
+    int fds[2], out[2];
     if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     std::fflush(nullptr);
     const WorkerContext ctx = context();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
+      setpgid(0, 0);
       close(fds[0]);
-      for (const auto &c : children_) close(c.fd);
+      close(out[0]);
+      for (const auto &c : children_) {
+        close(c.fd);
+        close(c.output_fd);
+      }
+      // What the SUT prints goes to the parent, which counts it and keeps the start; never to
+      // the CLI's own output.
+      dup2(out[1], STDOUT_FILENO);
+      dup2(out[1], STDERR_FILENO);
+      close(out[1]);
       worker_main(fds[1], batch, shrinks, ctx, trace);
     }
+    setpgid(pid, pid);  // also here: no race with a kill of the group
     close(fds[1]);
+    close(out[1]);
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
     Child c;
     c.pid = pid;
     c.fd = fds[0];
+    c.output_fd = out[0];
     c.trace = trace;
     c.batch = std::move(batch);
     c.shrinks = std::move(shrinks);
     children_.push_back(std::move(c));
   }
 
+  // Reads what the SUT printed, keeping the first kKeptOutput bytes.
+  void drain_output(Child &c) {
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(c.output_fd, buf, sizeof buf)) > 0) {
+      sut_output_bytes_ += n;
+      if (sut_output_.size() < kKeptOutput)
+        sut_output_.append(buf, std::min(static_cast<size_t>(n), kKeptOutput - sut_output_.size()));
+    }
+  }
+
+  // Reads what is in the result pipe; false at end of stream.
+  bool drain_results(Child &c) {
+    char buf[65536];
+    while (true) {
+      const ssize_t n = read(c.fd, buf, sizeof buf);
+      if (n > 0) {
+        c.buffer.append(buf, static_cast<size_t>(n));
+        consume_lines(c);
+        continue;
+      }
+      return n < 0;  // EAGAIN: open, nothing more now; 0: closed
+    }
+  }
+
   void pump() {
     std::vector<pollfd> pfds;
-    for (auto &c : children_) pfds.push_back({c.fd, POLLIN, 0});
+    for (auto &c : children_) {
+      pfds.push_back({c.fd, POLLIN, 0});
+      pfds.push_back({c.output_fd, POLLIN, 0});
+    }
     poll(pfds.data(), pfds.size(), 100);
     const long long now_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
             .count();
-    for (size_t i = 0; i < children_.size(); ++i) {
-      Child &c = children_[i];
-      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-        char buf[65536];
-        const ssize_t n = read(c.fd, buf, sizeof buf);
-        if (n > 0) {
-          c.buffer.append(buf, static_cast<size_t>(n));
-          consume_lines(c);
-          continue;
-        }
-        finish(c, false);  // end of stream: the worker finished or died
+    for (auto &c : children_) {
+      drain_output(c);
+      if (!drain_results(c)) {
+        finish(c, false, -1);  // end of stream: the worker finished, died or closed the pipe
+        continue;
+      }
+      // The worker may be gone while something it (or the SUT) forked holds the pipe open.
+      int status = 0;
+      if (waitpid(c.pid, &status, WNOHANG) == c.pid) {
+        drain_results(c);
+        finish(c, false, status);
         continue;
       }
       // The per-case timeout counts the time inside one call of the SUT.
       if (__atomic_load_n(&c.trace->in_sut, __ATOMIC_SEQ_CST) &&
           static_cast<double>(now_ns - c.trace->entered_ns) * 1e-9 > cfg_.case_timeout_seconds) {
-        kill(c.pid, SIGKILL);
-        finish(c, true);
+        finish(c, true, -1);
       }
     }
     std::erase_if(children_, [](const Child &c) { return c.pid < 0; });
@@ -382,22 +437,38 @@ class Campaign {
     }
   }
 
-  void reap(Child &c) {
+  // Ends a worker and everything in its process group, and returns its wait status (status, if
+  // the worker was already reaped).
+  int reap(Child &c, int status) {
+    if (status < 0) {
+      // A worker that closed its result pipe but lives on gets a moment to exit by itself.
+      const auto until = Clock::now() + std::chrono::milliseconds(500);
+      while (waitpid(c.pid, &status, WNOHANG) != c.pid) {
+        if (Clock::now() >= until) {
+          kill(c.pid, SIGKILL);
+          waitpid(c.pid, &status, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+    kill(-c.pid, SIGKILL);
+    drain_output(c);
     close(c.fd);
-    int status = 0;
-    waitpid(c.pid, &status, 0);
+    close(c.output_fd);
     munmap(c.trace, sizeof(CallTrace));
     c.pid = -1;
+    return status;
   }
 
   // Stops every worker (deadline or interrupt); what was in flight is not counted.
   void stop_all(const char *why) {
     for (auto &c : children_) {
+      kill(-c.pid, SIGKILL);
       kill(c.pid, SIGKILL);
-      reap(c);
-      const size_t left =
-          c.batch.size() + c.shrinks.size() - std::min(c.done, c.batch.size() + c.shrinks.size());
-      if (left > 0) ++stopped_in_flight_;
+      const size_t total = c.batch.size() + c.shrinks.size();
+      reap(c, -1);
+      if (c.done < total) ++stopped_in_flight_;
     }
     children_.clear();
     if (stopped_in_flight_ > 0)
@@ -406,15 +477,13 @@ class Campaign {
                       why, stopped_in_flight_));
   }
 
-  // A worker is gone: reap it; if it stopped before finishing, the task it was running crashed or
-  // hung inside the SUT (or died after the SUT returned), and the rest goes back to the queue.
-  void finish(Child &c, bool timed_out) {
-    CallTrace trace = *c.trace;
-    int status = 0;
-    close(c.fd);
-    waitpid(c.pid, &status, 0);
-    munmap(c.trace, sizeof(CallTrace));
-    c.pid = -1;
+  // A worker is gone (or hung: timed_out): reap it; if it stopped before finishing, the task it
+  // was running crashed or hung inside the SUT (or died after the SUT returned), and the rest
+  // goes back to the queue.
+  void finish(Child &c, bool timed_out, int status) {
+    if (timed_out) kill(c.pid, SIGKILL);
+    const CallTrace trace = *c.trace;
+    status = reap(c, status);
     const size_t total = c.batch.size() + c.shrinks.size();
     if (c.done >= total) return;
     if (stop_requested()) return;
@@ -431,32 +500,38 @@ class Campaign {
       return;
     }
     const Task &t = c.batch[c.done];
+    const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
     std::string what;
     if (timed_out)
-      what = fmt::format("no return from {} within {} s (killed)", trace.call,
-                         cfg_.case_timeout_seconds);
+      what = fmt::format("no return from {} within {} s (killed)", call, cfg_.case_timeout_seconds);
     else if (WIFSIGNALED(status))
-      what = fmt::format("{}: signal {} ({})",
-                         trace.in_sut ? fmt::format("the SUT crashed in {}", trace.call)
-                                      : fmt::format("the worker died after {} had returned (a "
-                                                    "thread or handler the SUT left behind, or "
-                                                    "a fault of aclnn-conform itself)",
-                                                    trace.call[0] ? trace.call : "the SUT's calls"),
-                         WTERMSIG(status), strsignal(WTERMSIG(status)));
+      what = fmt::format("{}: signal {} ({}){}",
+                         trace.in_sut ? "the SUT crashed in " + call
+                                      : "the worker died after " + call +
+                                            " had returned (a thread or handler the SUT left "
+                                            "behind, or a fault of aclnn-conform itself)",
+                         WTERMSIG(status), strsignal(WTERMSIG(status)), memory_note());
     else
-      what = fmt::format("the worker exited with status {} {} {}", WEXITSTATUS(status),
-                         trace.in_sut ? "inside" : "after", trace.call);
+      what = fmt::format("the worker ended (exit status {}) {} {}{}", WEXITSTATUS(status),
+                         trace.in_sut ? "inside" : "after", call,
+                         trace.in_sut ? ": the SUT exited the process" : " (or closed its pipe)");
     PendingCrash p;
     p.task = t;
     p.kind = timed_out ? "timeout" : "crash";
-    p.call = trace.in_sut ? std::string(trace.call) : "after " + std::string(trace.call);
-    p.trace_clause = trace.clause;
+    p.call = trace.in_sut ? call : "after " + call;
+    // The clause: the trace's (a probe step, a staging call), else the case's own; shrinking
+    // keeps it, as it keeps the first failing clause of any deviation.
+    p.clause = trace.clause[0] ? std::string(trace.clause)
+                               : case_clause(*t.op, task_case(t, cfg_.product));
     p.what = what;
-    // Shrink it in a worker of its own, under the budget, unless enough like it are kept.
-    const std::string key = t.op->name + "|" + p.call + "|" + p.kind;
-    if (t.generated() && trace.in_sut && crash_shrinks_[key]++ < cfg_.deviations_per_clause &&
-        Clock::now() < deadline_) {
-      crash_queue_.push_back({t, p.kind, p.call});
+    // Shrink it in a worker of its own, under the budget, unless enough are kept for its clause.
+    const int kept =
+        static_cast<int>(std::count_if(result_.deviations.begin(), result_.deviations.end(),
+                                       [&](const Deviation &d) { return d.clause == p.clause; }));
+    if (t.generated() && trace.in_sut && !saturated_.count(p.clause) &&
+        kept + crash_shrinks_[p.clause] < cfg_.deviations_per_clause && Clock::now() < deadline_) {
+      ++crash_shrinks_[p.clause];
+      crash_queue_.push_back({t, p.kind, p.call, p.clause, trace.clause[0] != 0});
       pending_crashes_.emplace(t.index, std::move(p));
     } else {
       record_crash(p, nullptr);
@@ -466,18 +541,22 @@ class Campaign {
     for (const auto &s : c.shrinks) crash_queue_.push_back(s);
   }
 
+  std::string memory_note() const {
+    const double gib = worker_memory_limit_gib();
+    return gib > 0 ? fmt::format(" (workers run with a {:.0f} GiB memory limit)", gib) : "";
+  }
+
   // Records a crash or hang, with its shrunk case when the shrink reported (shrunk != nullptr).
   void record_crash(const PendingCrash &p, const nlohmann::json *shrunk) {
     ++result_.cases;
     Case c = task_case(p.task, cfg_.product);
     int steps = 0;
-    std::string clause = p.trace_clause;
+    const std::string &clause = p.clause;
     if (shrunk) {
       c = case_from_json(shrunk->at("case"));
       steps = shrunk->at("shrink_steps");
-      if (!shrunk->at("clause").get<std::string>().empty()) clause = shrunk->at("clause");
+      --crash_shrinks_[clause];
     }
-    if (clause.empty()) clause = case_clause(*p.task.op, c);
     if (is_skipped(cfg_, clause)) return;
     tally(clause, false, p.what, "", 0);
     const auto verdict = p.task.op->check(c, {});
@@ -628,6 +707,9 @@ class Campaign {
   int64_t next_k_ = 0;
   int64_t generated_ = 0;
   int stopped_in_flight_ = 0;
+  static constexpr size_t kKeptOutput = 64 * 1024;
+  std::string sut_output_;
+  int64_t sut_output_bytes_ = 0;
   std::vector<Child> children_;
   std::set<std::string> saturated_;
   CampaignResult result_;

@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -379,7 +381,6 @@ nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
   const double limit =
       s.kind == "timeout" ? std::min(cfg.case_timeout_seconds, 2.0) : cfg.case_timeout_seconds;
   Case c = task_case(s.task, cfg.product);
-  std::string call = s.call, clause;
   int steps = 0;
   if (s.task.generated())
     c = shrink(
@@ -387,11 +388,27 @@ nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
         [&](const Case &cand) {
           const Death d = run_isolated(s.task, cand, ctx, limit);
           if (d.how != s.kind || d.call != s.call) return false;
-          clause = d.clause;
-          return true;
+          return s.clause_from_trace
+                     ? d.clause == s.clause
+                     : d.clause.empty() && case_clause(*s.task.op, cand) == s.clause;
         },
         ctx, shrink_deadline(ctx), steps);
-  return {{"case", to_json(c)}, {"shrink_steps", steps}, {"call", call}, {"clause", clause}};
+  return {{"case", to_json(c)}, {"shrink_steps", steps}};
+}
+
+double worker_memory_limit_gib() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return 0;
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  return 0;
+#endif
+#endif
+  if (const char *env = std::getenv("ACLNN_CONFORM_MEMORY_GIB")) return std::atof(env);
+  return 16;
+#endif
 }
 
 [[noreturn]] void worker_main(int fd, const std::vector<Task> &batch,
@@ -402,9 +419,19 @@ nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // A SUT that allocates without bound fails inside its call instead of taking the machine.
+  if (const double gib = worker_memory_limit_gib(); gib > 0) {
+    const auto bytes = static_cast<rlim_t>(gib * 1024 * 1024 * 1024);
+    const rlimit limit{bytes, bytes};
+    setrlimit(RLIMIT_DATA, &limit);
+  }
   set_call_trace(trace);
   FILE *out = fdopen(fd, "w");
+  // A process the SUT forked inside a call returns into this code too; only the worker itself
+  // may report.
+  const pid_t self = getpid();
   const auto send = [&](char tag, const nlohmann::json &j) {
+    if (getpid() != self) _exit(0);
     const std::string line = std::string(1, tag) + " " + j.dump() + "\n";
     std::fwrite(line.data(), 1, line.size(), out);
     std::fflush(out);
