@@ -1,0 +1,153 @@
+// Per-target building blocks of the SIMD layer (see impl/simd.hpp): conversions between float,
+// double and the 16-bit formats on whole vectors, with integer operations and exact float scalings
+// only, so every target gives the same bits (no dependence on F16C, FTZ/DAZ or FMA). Include after
+// hwy/highway.h inside a foreach_target.h translation unit; re-included once per target.
+#if defined(ACLNN_IMPL_SIMD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_IMPL_SIMD_INL_HPP_
+#undef ACLNN_IMPL_SIMD_INL_HPP_
+#else
+#define ACLNN_IMPL_SIMD_INL_HPP_
+#endif
+
+#include <hwy/highway.h>
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// binary16 bits (one u16 lane per float lane of df) -> float, exact.
+template <class DF>
+HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto u = hn::PromoteTo(du, h);
+  const auto sign = hn::ShiftLeft<16>(hn::And(u, hn::Set(du, 0x8000u)));
+  const auto em = hn::And(u, hn::Set(du, 0x7fffu));
+  const auto emi = hn::BitCast(di, em);
+  // Normal: shift into place and rebias 15 -> 127; inf/NaN: all-ones exponent, payload kept;
+  // subnormal: em * 2^-24 (an exact integer conversion and power-of-two scaling, normal result).
+  const auto normal = hn::Add(hn::ShiftLeft<13>(em), hn::Set(du, 112u << 23));
+  const auto infnan = hn::Or(hn::ShiftLeft<13>(em), hn::Set(du, 0x7f800000u));
+  const auto sub = hn::BitCast(du, hn::Mul(hn::ConvertTo(df, emi), hn::Set(df, 0x1p-24f)));
+  auto bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(emi, hn::Set(di, 0x7bff))), infnan, normal);
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Lt(emi, hn::Set(di, 0x400))), sub, bits);
+  return hn::BitCast(df, hn::Or(bits, sign));
+}
+
+// bfloat16 bits -> float, exact.
+template <class DF>
+HWY_INLINE hn::Vec<DF> F32FromBF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> b) {
+  const hn::RebindToUnsigned<DF> du;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, b)));
+}
+
+// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto u = hn::BitCast(du, v);
+  const auto sign = hn::ShiftRight<16>(hn::And(u, hn::Set(du, 0x80000000u)));
+  const auto a = hn::And(u, hn::Set(du, 0x7fffffffu));
+  const auto af = hn::BitCast(df, a);
+  const auto is_sub = hn::Lt(af, hn::Set(df, 0x1p-14f));
+  // Subnormal: |v| * 2^24 (exact) + 2^23 lands where the float ulp is 1, so the addition rounds it
+  // to an integer (ties to even) that the low mantissa bits hold.
+  const auto xs = hn::Mul(hn::IfThenElseZero(is_sub, af), hn::Set(df, 0x1p24f));
+  const auto sub =
+      hn::Sub(hn::BitCast(du, hn::Add(xs, hn::Set(df, 0x1p23f))), hn::Set(du, 0x4b000000u));
+  // Normal: round the 23-bit mantissa to 10 bits on the integer; a carry bumps the exponent.
+  const auto odd = hn::And(hn::ShiftRight<13>(a), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<13>(hn::Add(hn::Add(a, hn::Set(du, 0xfffu)), odd));
+  const auto normal = hn::Sub(rounded, hn::Set(du, 112u << 10));
+  auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(af, hn::Set(df, 65520.0f))), hn::Set(du, 0x7c00u),
+                     r);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, 0x7e00u), r);
+  return hn::TruncateTo(d16, hn::Or(r, sign));
+}
+
+// float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto u = hn::BitCast(du, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
+  return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded));
+}
+
+// double -> float, round to nearest even, overflow to +/-inf. Highway's portable DemoteTo clamps
+// to the largest float instead, so the portable targets convert lane by lane in C++.
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<float, DD>> F32FromF64(DD dd, hn::Vec<DD> v) {
+  const hn::Rebind<float, DD> df;
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  HWY_ALIGN double in[16];  // at most 16 lanes on these targets
+  HWY_ALIGN float out[16];
+  hn::Store(v, dd, in);
+  for (size_t i = 0; i < hn::Lanes(dd); ++i) out[i] = static_cast<float>(in[i]);
+  return hn::Load(df, out);
+#else
+  return hn::DemoteTo(df, v);  // cvtpd2ps: rounds to nearest even, overflows to inf
+#endif
+}
+
+// double -> 16-bit float bits in one rounding to nearest even. kFrac fraction bits, exponent
+// rebias kRebias (1023 - bias), subnormal quantum 2^kSubExp, min normal, overflow threshold (max
+// finite + half an ulp), canonical NaN.
+template <int kFrac, uint64_t kRebias, int kSubExp, uint64_t kInf, uint64_t kNan, class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> Narrow16FromF64(DD dd, hn::Vec<DD> v,
+                                                             double min_normal, double overflow) {
+  const hn::RebindToUnsigned<DD> du;
+  const hn::Rebind<uint16_t, DD> d16;
+  const auto b = hn::BitCast(du, v);
+  const auto sign = hn::And(hn::ShiftRight<48>(b), hn::Set(du, 0x8000u));
+  const auto a = hn::And(b, hn::Set(du, 0x7fffffffffffffffull));
+  const auto ad = hn::BitCast(dd, a);
+  const auto is_sub = hn::Lt(ad, hn::Set(dd, min_normal));
+  // |v| + 2^(52 + kSubExp) lies where the double ulp is the subnormal quantum: the addition rounds
+  // to it (ties to even) and the low bits of the sum are the subnormal's integer mantissa.
+  const double big = __builtin_ldexp(1.0, 52 + kSubExp);
+  const auto sub =
+      hn::Sub(hn::BitCast(du, hn::Add(hn::IfThenElseZero(is_sub, ad), hn::Set(dd, big))),
+              hn::Set(du, std::bit_cast<uint64_t>(big)));
+  constexpr int kShift = 52 - kFrac;
+  const auto odd = hn::And(hn::ShiftRight<kShift>(a), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<kShift>(
+      hn::Add(hn::Add(a, hn::Set(du, (uint64_t{1} << (kShift - 1)) - 1)), odd));
+  const auto normal = hn::Sub(rounded, hn::Set(du, kRebias << kFrac));
+  auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(ad, hn::Set(dd, overflow))), hn::Set(du, kInf), r);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, kNan), r);
+  return hn::TruncateTo(d16, hn::Or(r, sign));
+}
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64(DD dd, hn::Vec<DD> v) {
+  return Narrow16FromF64<10, 1008, -24, 0x7c00, 0x7e00>(dd, v, 0x1p-14, 65520.0);
+}
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
+  return Narrow16FromF64<7, 896, -133, 0x7f80, 0x7fc0>(dd, v, 0x1p-126, 0x1.ffp127);
+}
+
+// Applies f(i, count) over [0, n) in whole vectors of `lanes`; the last partial vector is passed
+// with count < lanes so that the caller can stage it through padded buffers.
+template <class F>
+HWY_INLINE void ForEachVector(size_t n, size_t lanes, F &&f) {
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) f(i, lanes);
+  if (i < n) f(i, n - i);
+}
+
+}  // namespace aclnn_cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggle

@@ -1,0 +1,165 @@
+// Array conversions of the SIMD layer (impl/simd.hpp), compiled once per Highway target.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cstring>
+
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::simd::HWY_NAMESPACE {
+namespace {
+
+constexpr size_t kMaxLanes = 64;  // bytes of the widest vector / 1: room for any lane count
+
+// dst[i] = Convert(src[i]) for n elements: full vectors in place, the tail through padded copies
+// (zeros in the unused lanes), so the tail uses the same vector code.
+template <class DIn, class DOut, class Convert>
+HWY_INLINE void ConvertArray(DIn din, DOut dout, const hn::TFromD<DIn> *src, hn::TFromD<DOut> *dst,
+                             size_t n, Convert convert) {
+  const size_t lanes = hn::Lanes(din);
+  ForEachVector(n, lanes, [&](size_t i, size_t count) {
+    if (count == lanes) {
+      hn::StoreU(convert(hn::LoadU(din, src + i)), dout, dst + i);
+    } else {
+      HWY_ALIGN hn::TFromD<DIn> in[kMaxLanes] = {};
+      HWY_ALIGN hn::TFromD<DOut> out[kMaxLanes];
+      std::memcpy(in, src + i, count * sizeof(in[0]));
+      hn::Store(convert(hn::Load(din, in)), dout, out);
+      std::memcpy(dst + i, out, count * sizeof(out[0]));
+    }
+  });
+}
+
+}  // namespace
+
+void F16ToF32(const uint16_t *src, float *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(d16, df, src, dst, n, [&](auto h) { return F32FromF16(df, h); });
+}
+void BF16ToF32(const uint16_t *src, float *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(d16, df, src, dst, n, [&](auto h) { return F32FromBF16(df, h); });
+}
+void F16ToF64(const uint16_t *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(d16, dd, src, dst, n, [&](auto h) { return hn::PromoteTo(dd, F32FromF16(df, h)); });
+}
+void BF16ToF64(const uint16_t *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(d16, dd, src, dst, n, [&](auto h) { return hn::PromoteTo(dd, F32FromBF16(df, h)); });
+}
+void F32ToF64(const float *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  ConvertArray(df, dd, src, dst, n, [&](auto v) { return hn::PromoteTo(dd, v); });
+}
+void F32ToF16(const float *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(df, d16, src, dst, n, [&](auto v) { return F16FromF32(df, v); });
+}
+void F32ToBF16(const float *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(df, d16, src, dst, n, [&](auto v) { return BF16FromF32(df, v); });
+}
+void F64ToF32(const double *src, float *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  ConvertArray(dd, df, src, dst, n, [&](auto v) { return F32FromF64(dd, v); });
+}
+void F64ToF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) { return F16FromF64(dd, v); });
+}
+void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) { return BF16FromF64(dd, v); });
+}
+
+}  // namespace aclnn_cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "impl/simd.hpp"
+
+namespace aclnn_cpu::simd {
+
+HWY_EXPORT(F16ToF32);
+HWY_EXPORT(BF16ToF32);
+HWY_EXPORT(F16ToF64);
+HWY_EXPORT(BF16ToF64);
+HWY_EXPORT(F32ToF64);
+HWY_EXPORT(F32ToF16);
+HWY_EXPORT(F32ToBF16);
+HWY_EXPORT(F64ToF32);
+HWY_EXPORT(F64ToF16);
+HWY_EXPORT(F64ToBF16);
+
+void f16_to_f32(const uint16_t *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F16ToF32)(s, d, n);
+}
+void bf16_to_f32(const uint16_t *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BF16ToF32)(s, d, n);
+}
+void f16_to_f64(const uint16_t *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F16ToF64)(s, d, n);
+}
+void bf16_to_f64(const uint16_t *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BF16ToF64)(s, d, n);
+}
+void f32_to_f64(const float *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToF64)(s, d, n);
+}
+void f32_to_f16(const float *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToF16)(s, d, n);
+}
+void f32_to_bf16(const float *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToBF16)(s, d, n);
+}
+void f64_to_f32(const double *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToF32)(s, d, n);
+}
+void f64_to_f16(const double *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToF16)(s, d, n);
+}
+void f64_to_bf16(const double *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToBF16)(s, d, n);
+}
+
+std::vector<int64_t> runnable_targets() {
+  std::vector<int64_t> out;
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  for (int bit = 0; bit < 63; ++bit) {
+    const int64_t t = int64_t{1} << bit;
+    if (supported & t) out.push_back(t);  // a lower bit is a better target
+  }
+  return out;
+}
+std::string target_name(int64_t target) {
+  return hwy::TargetName(target);
+}
+std::string current_target_name() {
+  // The chosen target: the best supported one among those compiled here.
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  return hwy::TargetName(supported & -supported);
+}
+void force_target(int64_t target) {
+  hwy::SetSupportedTargetsForTest(target);
+}
+
+}  // namespace aclnn_cpu::simd
+#endif  // HWY_ONCE
