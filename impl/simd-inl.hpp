@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
@@ -74,7 +75,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
 
 // float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.
 template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::Rebind<uint16_t, DF> d16;
   const auto u = hn::BitCast(du, v);
@@ -145,6 +146,63 @@ HWY_INLINE void ForEachVector(size_t n, size_t lanes, F &&f) {
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) f(i, lanes);
   if (i < n) f(i, n - i);
+}
+
+// Stores one vector of doubles at out + i elements of the output kind (0: double, 1: float,
+// 2: binary16, 3: bfloat16), rounded once.
+template <int kOut, class DD>
+HWY_INLINE void StoreAs(DD dd, hn::Vec<DD> v, void *out, size_t i) {
+  if constexpr (kOut == 0) {
+    hn::StoreU(v, dd, static_cast<double *>(out) + i);
+  } else if constexpr (kOut == 1) {
+    hn::StoreU(F32FromF64(dd, v), hn::Rebind<float, DD>(), static_cast<float *>(out) + i);
+  } else if constexpr (kOut == 2) {
+    hn::StoreU(F16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+  } else {
+    hn::StoreU(BF16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+  }
+}
+
+// out[i] = f(dd, a[i], b[i]) rounded to kOut, for float inputs evaluated in double vectors; the
+// last partial vector goes through zero-padded copies so it runs the same code.
+template <int kOut, class F>
+HWY_INLINE void BinaryF32(const float *a, const float *b, void *out, size_t n, F &&f) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
+  const size_t lanes = hn::Lanes(dd);
+  ForEachVector(n, lanes, [&](size_t i, size_t count) {
+    if (count == lanes) {
+      const auto va = hn::PromoteTo(dd, hn::LoadU(df, a + i));
+      const auto vb = hn::PromoteTo(dd, hn::LoadU(df, b + i));
+      StoreAs<kOut>(dd, f(dd, va, vb), out, i);
+    } else {
+      HWY_ALIGN float ta[16] = {}, tb[16] = {};
+      HWY_ALIGN unsigned char to[16 * 8];
+      std::memcpy(ta, a + i, count * sizeof(float));
+      std::memcpy(tb, b + i, count * sizeof(float));
+      const auto va = hn::PromoteTo(dd, hn::Load(df, ta));
+      const auto vb = hn::PromoteTo(dd, hn::Load(df, tb));
+      StoreAs<kOut>(dd, f(dd, va, vb), to, 0);
+      std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
+    }
+  });
+}
+
+// BinaryF32 with the output kind chosen at run time (once per call, not per vector).
+template <class F>
+HWY_INLINE void BinaryF32To(int out_kind, const float *a, const float *b, void *out, size_t n,
+                            F &&f) {
+  switch (out_kind) {
+    case 1:
+      return BinaryF32<1>(a, b, out, n, f);
+    case 2:
+      return BinaryF32<2>(a, b, out, n, f);
+    case 3:
+      return BinaryF32<3>(a, b, out, n, f);
+    default:
+      return BinaryF32<0>(a, b, out, n, f);
+  }
 }
 
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE
