@@ -25,6 +25,7 @@
 #include "impl/dtype.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 #include "impl/soc.hpp"
 #include "impl/status.hpp"
 #include "impl/tensor.hpp"
@@ -39,154 +40,7 @@
 
 namespace aclnn_cpu {
 
-// Conversions used by the row loops, written to vectorize. Not static so that the unit tests can
-// compare them with dtype.hpp's reference conversions (hidden outside the library).
-namespace layer_norm_detail {
-
-// binary16 bits -> float, exact (normals, subnormals, inf, NaN), branch-free.
-float half_bits_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7fffu;
-  // Shifting exponent and mantissa into float position and scaling by 2^112 rebiases the
-  // exponent; subnormal halves become float subnormals that the (exact) scaling normalizes.
-  const float mag = std::bit_cast<float>(em << 13) * 0x1p112f;
-  const uint32_t bits = em >= 0x7c00u ? (0x7f800000u | (em << 13)) : std::bit_cast<uint32_t>(mag);
-  return std::bit_cast<float>(bits | sign);
-}
-
-// double -> binary16 bits, round to nearest even in one step (same results as double_to_half).
-uint16_t double_to_half_bits(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const uint16_t sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  // Subnormal range (< 2^-14): round to a multiple of 2^-24 by adding 2^28 (ulp there: 2^-24).
-  const double as = ad < 0x1p-14 ? ad : 0.0;  // keeps the conversion below in range
-  const double sub = (as + 0x1p28) - 0x1p28;
-  const uint16_t sub_bits = static_cast<uint16_t>(static_cast<int32_t>(sub * 0x1p24));
-  // Normal range: round the 52-bit mantissa to 10 bits on the integer representation; a carry
-  // out of the mantissa correctly bumps the exponent.
-  const uint64_t r = (a + ((uint64_t{1} << 41) - 1) + ((a >> 42) & 1)) >> 42;
-  const uint16_t norm_bits = static_cast<uint16_t>(r - (uint64_t{1008} << 10));
-  uint16_t out = ad < 0x1p-14 ? sub_bits : norm_bits;
-  out = ad >= 65520.0 ? uint16_t{0x7c00} : out;
-  out = a > 0x7ff0000000000000ull ? uint16_t{0x7e00} : out;
-  return sign | out;
-}
-
-// double -> bfloat16 bits, round to nearest even in one step (same results as double_to_bf16
-// for every non-NaN; NaN gives a quiet NaN).
-uint16_t double_to_bf16_bits(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const uint16_t sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  const double as = ad < 0x1p-126 ? ad : 0.0;
-  const double sub = (as + 0x1p-81) - 0x1p-81;  // multiple of 2^-133 (bf16 subnormal quantum)
-  const uint16_t sub_bits = static_cast<uint16_t>(static_cast<int32_t>(sub * 0x1p133));
-  const uint64_t r = (a + ((uint64_t{1} << 44) - 1) + ((a >> 45) & 1)) >> 45;
-  const uint16_t norm_bits = static_cast<uint16_t>(r - (uint64_t{896} << 7));
-  uint16_t out = ad < 0x1p-126 ? sub_bits : norm_bits;
-  out = ad >= 0x1.ffp127 ? uint16_t{0x7f80} : out;
-  out = a > 0x7ff0000000000000ull ? uint16_t{0x7fc0} : out;
-  return sign | out;
-}
-
-// Contiguous runs, eight at a time with explicit vectors (same results as the scalar functions
-// above, element for element), the tail by the scalar functions.
-typedef uint16_t V8u16 __attribute__((vector_size(16)));
-typedef uint32_t V8u32 __attribute__((vector_size(32)));
-typedef uint64_t V8u64 __attribute__((vector_size(64)));
-typedef int64_t V8i64 __attribute__((vector_size(64)));
-typedef float V8f32 __attribute__((vector_size(32)));
-typedef double V8f64 __attribute__((vector_size(64)));
-
-ACLNN_LN_CLONES void half_run_to_double(const uint16_t *__restrict p, int64_t n,
-                                        double *__restrict out) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8u16 h;
-    std::memcpy(&h, p + j, sizeof h);
-    const V8u32 u = __builtin_convertvector(h, V8u32);
-    const V8u32 sign = (u & 0x8000u) << 16;
-    const V8u32 em = u & 0x7fffu;
-    const V8f32 mag = std::bit_cast<V8f32>(em << 13) * 0x1p112f;
-    const V8u32 bits = em >= 0x7c00u ? ((em << 13) | 0x7f800000u) : std::bit_cast<V8u32>(mag);
-    const V8u32 fb = bits | sign;
-    const V8f64 d = __builtin_convertvector(std::bit_cast<V8f32>(fb), V8f64);
-    std::memcpy(out + j, &d, sizeof d);
-  }
-  for (int64_t j = n8; j < n; ++j) out[j] = half_bits_to_float(p[j]);
-}
-
-ACLNN_LN_CLONES void bf16_run_to_double(const uint16_t *__restrict p, int64_t n,
-                                        double *__restrict out) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8u16 h;
-    std::memcpy(&h, p + j, sizeof h);
-    const V8u32 u = __builtin_convertvector(h, V8u32) << 16;
-    const V8f64 d = __builtin_convertvector(std::bit_cast<V8f32>(u), V8f64);
-    std::memcpy(out + j, &d, sizeof d);
-  }
-  for (int64_t j = n8; j < n; ++j) out[j] = std::bit_cast<float>(static_cast<uint32_t>(p[j]) << 16);
-}
-
-// Rounds eight doubles to 16-bit formats: mant_bits (10 or 7) fraction bits, exponent rebias,
-// subnormal quantum 2^sub_exp, overflow threshold, canonical NaN.
-template <int kFrac, int64_t kRebias, int kSubExp, uint16_t kNan>
-__attribute__((always_inline)) inline V8u16 round8(V8f64 d, double min_normal, double overflow) {
-  const V8u64 b = std::bit_cast<V8u64>(d);
-  const V8u64 sign = (b >> 48) & 0x8000u;
-  const V8u64 a = b & 0x7fffffffffffffffull;
-  const V8f64 ad = std::bit_cast<V8f64>(a);
-  const V8f64 zero = {};
-  const V8f64 as = ad < min_normal ? ad : zero;
-  const double big = std::ldexp(1.0, 52 + kSubExp);
-  // as + big lies in [big, 2 big) where the ulp is the subnormal quantum: the addition rounds to
-  // it (ties to even) and the low bits of the sum are the subnormal's integer mantissa.
-  const V8u64 sub_bits = std::bit_cast<V8u64>(as + big) - std::bit_cast<uint64_t>(big);
-  constexpr int kShift = 52 - kFrac;
-  const V8u64 r = (a + ((uint64_t{1} << (kShift - 1)) - 1) + ((a >> kShift) & 1)) >> kShift;
-  const V8u64 norm_bits = r - static_cast<uint64_t>(kRebias << kFrac);
-  V8u64 out = ad < min_normal ? sub_bits : norm_bits;
-  const uint64_t inf = kFrac == 10 ? 0x7c00u : 0x7f80u;
-  out = ad >= overflow ? inf + V8u64{} : out;
-  out = a > 0x7ff0000000000000ull ? kNan + V8u64{} : out;
-  return __builtin_convertvector((out & 0xffffu) | sign, V8u16);
-}
-
-ACLNN_LN_CLONES void double_run_to_half(const double *__restrict in, int64_t n,
-                                        uint16_t *__restrict p) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8f64 d;
-    std::memcpy(&d, in + j, sizeof d);
-    const V8u16 h = round8<10, 1008, -24, 0x7e00>(d, 0x1p-14, 65520.0);
-    std::memcpy(p + j, &h, sizeof h);
-  }
-  for (int64_t j = n8; j < n; ++j) p[j] = double_to_half_bits(in[j]);
-}
-
-ACLNN_LN_CLONES void double_run_to_bf16(const double *__restrict in, int64_t n,
-                                        uint16_t *__restrict p) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8f64 d;
-    std::memcpy(&d, in + j, sizeof d);
-    const V8u16 h = round8<7, 896, -133, 0x7fc0>(d, 0x1p-126, 0x1.ffp127);
-    std::memcpy(p + j, &h, sizeof h);
-  }
-  for (int64_t j = n8; j < n; ++j) p[j] = double_to_bf16_bits(in[j]);
-}
-
-}  // namespace layer_norm_detail
-
 namespace {
-
-using layer_norm_detail::double_to_bf16_bits;
-using layer_norm_detail::double_to_half_bits;
-using layer_norm_detail::half_bits_to_float;
 
 constexpr const char *kOp = "aclnnLayerNormBackward";
 
@@ -299,7 +153,7 @@ struct Bf16 {
 };
 template <>
 inline double to_double<Half>(Half v) {
-  return half_bits_to_float(v.bits);
+  return half_to_float(v.bits);
 }
 template <>
 inline double to_double<Bf16>(Bf16 v) {
@@ -310,10 +164,10 @@ template <typename T>
 ACLNN_LN_CLONES void load_run(const T *__restrict p, int64_t len, int64_t st,
                               double *__restrict out) {
   if constexpr (std::is_same_v<T, Half>) {
-    if (st == 1) return layer_norm_detail::half_run_to_double(&p->bits, len, out);
+    if (st == 1) return simd::f16_to_f64(&p->bits, out, static_cast<size_t>(len));
   }
   if constexpr (std::is_same_v<T, Bf16>) {
-    if (st == 1) return layer_norm_detail::bf16_run_to_double(&p->bits, len, out);
+    if (st == 1) return simd::bf16_to_f64(&p->bits, out, static_cast<size_t>(len));
   }
   if (st == 1) {
     for (int64_t j = 0; j < len; ++j) out[j] = to_double(p[j]);
@@ -330,21 +184,21 @@ inline float from_double<float>(double v) {
 }
 template <>
 inline Half from_double<Half>(double v) {
-  return Half{double_to_half_bits(v)};
+  return Half{double_to_half(v)};
 }
 template <>
 inline Bf16 from_double<Bf16>(double v) {
-  return Bf16{double_to_bf16_bits(v)};
+  return Bf16{double_to_bf16(v)};
 }
 
 template <typename T>
 ACLNN_LN_CLONES void store_run(T *__restrict p, int64_t len, int64_t st,
                                const double *__restrict in) {
   if constexpr (std::is_same_v<T, Half>) {
-    if (st == 1) return layer_norm_detail::double_run_to_half(in, len, &p->bits);
+    if (st == 1) return simd::f64_to_f16(in, &p->bits, static_cast<size_t>(len));
   }
   if constexpr (std::is_same_v<T, Bf16>) {
-    if (st == 1) return layer_norm_detail::double_run_to_bf16(in, len, &p->bits);
+    if (st == 1) return simd::f64_to_bf16(in, &p->bits, static_cast<size_t>(len));
   }
   if (st == 1) {
     for (int64_t j = 0; j < len; ++j) p[j] = from_double<T>(in[j]);
