@@ -27,6 +27,16 @@ OutKind out_kind(aclDataType t);
 const float *load_comp(const char *p, int64_t stride, aclDataType src, aclDataType comp, int64_t n,
                        float *buf);
 
+// The two inputs of one block as a kernel takes them: the runs themselves when both are contiguous
+// runs of the computation dtype (kind: 1 float, 2 binary16, 3 bfloat16), else floats staged in
+// buf_a/buf_b by load_comp (kind 1).
+struct BlockInputs {
+  const void *a, *b;
+  int kind;
+};
+BlockInputs load_pair(const char *pa, int64_t sa, aclDataType ta, const char *pb, int64_t sb,
+                      aclDataType tb, aclDataType comp, int64_t n, float *buf_a, float *buf_b);
+
 // Stores n doubles at p (byte stride) rounded once to dtype t.
 void store_strided(char *p, int64_t stride, aclDataType t, int64_t n, const double *v);
 

@@ -85,8 +85,8 @@ HWY_INLINE V GeluG(DD dd, V x) {
 }
 
 // out = dy * g(x), rounded once to the output kind.
-void GeluGradFloat(int out_kind, const float *dy, const float *x, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryF32To(out_kind, dy, x, out, n, [](auto dd, auto vdy, auto vx) {
+void GeluGradFloat(int in_kind, int out_kind, const void *dy, const void *x, void *out, size_t n) {
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, [](auto dd, auto vdy, auto vx) {
     return hn::Mul(vdy, GeluG(dd, vx));
   });
 }
@@ -130,10 +130,10 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
   alignas(64) double res[ew::kBlock];
   for (int64_t done = 0; done < n; done += ew::kBlock) {
     const int64_t m = std::min(ew::kBlock, n - done);
-    const float *a = ew::load_comp(dy + done * sdy, sdy, plan.dy_t, plan.comp, m, bdy);
-    const float *b = ew::load_comp(x + done * sx, sx, plan.x_t, plan.comp, m, bx);
+    const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
+                                             plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
-    HWY_DYNAMIC_DISPATCH(GeluGradFloat)(kind, a, b, dst, static_cast<size_t>(m));
+    HWY_DYNAMIC_DISPATCH(GeluGradFloat)(in.kind, kind, in.a, in.b, dst, static_cast<size_t>(m));
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }

@@ -60,24 +60,18 @@ struct Plan {
 };
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
-// row. Contiguous 16-bit rows are widened to float by the vectorised conversions first.
+// row (contiguous rows: the SIMD layer's vector accumulation, the same additions in the same
+// order).
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
   for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;  // -0 + x == x for every x, signed zeros kept
   const char *base = p.gy + u.g * p.group_stride;
   if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
-    alignas(64) float buf[kChunkH];
+    constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {
       const T *row = reinterpret_cast<const T *>(base + r * p.row_stride) + h0;
-      const float *v = buf;
-      if constexpr (DT == ACL_FLOAT)
-        v = row;
-      else if constexpr (DT == ACL_FLOAT16)
-        simd::f16_to_f32(row, buf, static_cast<size_t>(w));
-      else
-        simd::bf16_to_f32(row, buf, static_cast<size_t>(w));
-      for (int64_t h = 0; h < w; ++h) acc[h] += static_cast<double>(v[h]);
+      simd::accumulate_f64(kind, row, acc, static_cast<size_t>(w));
     }
   } else {
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {

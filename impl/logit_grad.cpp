@@ -26,9 +26,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
 // LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1): x in [lo, hi] gives dy / (x (1 - x)), outside
 // NaN if eps < 0 or x or dy is not finite, else 0.
-void LogitGradGeneral(int out_kind, const float *x, const float *dy, void *out, size_t n, double lo,
-                      double hi, bool neg_eps) {
-  simd::HWY_NAMESPACE::BinaryF32To(out_kind, x, dy, out, n, [&](auto dd, auto vx, auto vdy) {
+void LogitGradGeneral(int in_kind, int out_kind, const void *x, const void *dy, void *out, size_t n,
+                      double lo, double hi, bool neg_eps) {
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, [&](auto dd, auto vx, auto vdy) {
     const auto zero = hn::Zero(dd);
     // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
     const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(dd, 1.0), vx)), zero);
@@ -116,11 +116,11 @@ void run_general(const Params &p, aclDataType t, const char *x, const char *dy, 
   alignas(64) double res[ew::kBlock];
   for (int64_t done = 0; done < n; done += ew::kBlock) {
     const int64_t m = std::min(ew::kBlock, n - done);
-    const float *a = ew::load_comp(x + done * sx, sx, t, t, m, bx);
-    const float *b = ew::load_comp(dy + done * sdy, sdy, t, t, m, bdy);
+    const ew::BlockInputs in =
+        ew::load_pair(x + done * sx, sx, t, dy + done * sdy, sdy, t, t, m, bx, bdy);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(LogitGradGeneral)
-    (kind, a, b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps);
+    (in.kind, kind, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps);
     if (!direct) ew::store_strided(out + done * so, so, t, m, res);
   }
 }

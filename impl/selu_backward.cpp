@@ -24,8 +24,8 @@ namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
-void SeluGradFloat(int out_kind, const float *dy, const float *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryF32To(out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) {
+void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) {
     const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
     // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
     const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
@@ -108,12 +108,13 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
   alignas(64) double res[ew::kBlock];
   for (int64_t done = 0; done < n; done += ew::kBlock) {
     const int64_t m = std::min(ew::kBlock, n - done);
-    const float *a = ew::load_comp(dy + done * sdy, sdy, t, t, m, bdy);
-    const float *b = ew::load_comp(y + done * sy, sy, t, t, m, by);
+    const ew::BlockInputs in =
+        ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
-      HWY_DYNAMIC_DISPATCH(SeluGradFloat)(kind, a, b, out + done * so, static_cast<size_t>(m));
+      HWY_DYNAMIC_DISPATCH(SeluGradFloat)
+      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
     } else {
-      HWY_DYNAMIC_DISPATCH(SeluGradFloat)(kind, a, b, res, static_cast<size_t>(m));
+      HWY_DYNAMIC_DISPATCH(SeluGradFloat)(in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }

@@ -163,45 +163,68 @@ HWY_INLINE void StoreAs(DD dd, hn::Vec<DD> v, void *out, size_t i) {
   }
 }
 
-// out[i] = f(dd, a[i], b[i]) rounded to kOut, for float inputs evaluated in double vectors; the
+// One vector of doubles from element i of a run of the input kind (1: float, 2: binary16,
+// 3: bfloat16); exact.
+template <int kIn, class DD>
+HWY_INLINE hn::Vec<DD> LoadAsF64(DD dd, const void *p, size_t i) {
+  const hn::Rebind<float, DD> df;
+  if constexpr (kIn == 1) {
+    return hn::PromoteTo(dd, hn::LoadU(df, static_cast<const float *>(p) + i));
+  } else {
+    const hn::Rebind<uint16_t, DD> d16;
+    const auto h = hn::LoadU(d16, static_cast<const uint16_t *>(p) + i);
+    if constexpr (kIn == 2)
+      return hn::PromoteTo(dd, F32FromF16(df, h));
+    else
+      return hn::PromoteTo(dd, F32FromBF16(df, h));
+  }
+}
+
+// out[i] = f(dd, a[i], b[i]) rounded to kOut, inputs of kind kIn evaluated in double vectors; the
 // last partial vector goes through zero-padded copies so it runs the same code.
-template <int kOut, class F>
-HWY_INLINE void BinaryF32(const float *a, const float *b, void *out, size_t n, F &&f) {
+template <int kIn, int kOut, class F>
+HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f) {
   const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
+  constexpr size_t kInSize = kIn == 1 ? 4 : 2;
   constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
   const size_t lanes = hn::Lanes(dd);
   ForEachVector(n, lanes, [&](size_t i, size_t count) {
     if (count == lanes) {
-      const auto va = hn::PromoteTo(dd, hn::LoadU(df, a + i));
-      const auto vb = hn::PromoteTo(dd, hn::LoadU(df, b + i));
-      StoreAs<kOut>(dd, f(dd, va, vb), out, i);
+      StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)), out, i);
     } else {
-      HWY_ALIGN float ta[16] = {}, tb[16] = {};
-      HWY_ALIGN unsigned char to[16 * 8];
-      std::memcpy(ta, a + i, count * sizeof(float));
-      std::memcpy(tb, b + i, count * sizeof(float));
-      const auto va = hn::PromoteTo(dd, hn::Load(df, ta));
-      const auto vb = hn::PromoteTo(dd, hn::Load(df, tb));
-      StoreAs<kOut>(dd, f(dd, va, vb), to, 0);
+      HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
+      std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
+      std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
+      StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
       std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
     }
   });
 }
 
-// BinaryF32 with the output kind chosen at run time (once per call, not per vector).
-template <class F>
-HWY_INLINE void BinaryF32To(int out_kind, const float *a, const float *b, void *out, size_t n,
-                            F &&f) {
+// Binary with the kinds chosen at run time (once per call, not per vector).
+template <int kIn, class F>
+HWY_INLINE void BinaryOut(int out_kind, const void *a, const void *b, void *out, size_t n, F &&f) {
   switch (out_kind) {
     case 1:
-      return BinaryF32<1>(a, b, out, n, f);
+      return Binary<kIn, 1>(a, b, out, n, f);
     case 2:
-      return BinaryF32<2>(a, b, out, n, f);
+      return Binary<kIn, 2>(a, b, out, n, f);
     case 3:
-      return BinaryF32<3>(a, b, out, n, f);
+      return Binary<kIn, 3>(a, b, out, n, f);
     default:
-      return BinaryF32<0>(a, b, out, n, f);
+      return Binary<kIn, 0>(a, b, out, n, f);
+  }
+}
+template <class F>
+HWY_INLINE void BinaryTo(int in_kind, int out_kind, const void *a, const void *b, void *out,
+                         size_t n, F &&f) {
+  switch (in_kind) {
+    case 2:
+      return BinaryOut<2>(out_kind, a, b, out, n, f);
+    case 3:
+      return BinaryOut<3>(out_kind, a, b, out, n, f);
+    default:
+      return BinaryOut<1>(out_kind, a, b, out, n, f);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <hwy/highway.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "impl/simd-inl.hpp"
 
@@ -90,6 +91,33 @@ void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
   ConvertArray(dd, d16, src, dst, n, [&](auto v) { return BF16FromF64(dd, v); });
 }
 
+void AccumulateF64(int kind, const void *src, double *acc, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const size_t lanes = hn::Lanes(dd);
+  const auto run = [&](auto in_kind) {
+    constexpr int kIn = decltype(in_kind)::value;
+    constexpr size_t kInSize = kIn == 1 ? 4 : 2;
+    ForEachVector(n, lanes, [&](size_t i, size_t count) {
+      if (count == lanes) {
+        hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsF64<kIn>(dd, src, i)), dd, acc + i);
+      } else {
+        HWY_ALIGN unsigned char in[kMaxLanes * 4] = {};
+        HWY_ALIGN double a[kMaxLanes] = {};
+        std::memcpy(in, static_cast<const unsigned char *>(src) + i * kInSize, count * kInSize);
+        std::memcpy(a, acc + i, count * sizeof(double));
+        hn::Store(hn::Add(hn::Load(dd, a), LoadAsF64<kIn>(dd, in, 0)), dd, a);
+        std::memcpy(acc + i, a, count * sizeof(double));
+      }
+    });
+  };
+  if (kind == 2)
+    run(std::integral_constant<int, 2>());
+  else if (kind == 3)
+    run(std::integral_constant<int, 3>());
+  else
+    run(std::integral_constant<int, 1>());
+}
+
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -108,6 +136,7 @@ HWY_EXPORT(F32ToBF16);
 HWY_EXPORT(F64ToF32);
 HWY_EXPORT(F64ToF16);
 HWY_EXPORT(F64ToBF16);
+HWY_EXPORT(AccumulateF64);
 
 void f16_to_f32(const uint16_t *s, float *d, size_t n) {
   HWY_DYNAMIC_DISPATCH(F16ToF32)(s, d, n);
@@ -138,6 +167,10 @@ void f64_to_f16(const double *s, uint16_t *d, size_t n) {
 }
 void f64_to_bf16(const double *s, uint16_t *d, size_t n) {
   HWY_DYNAMIC_DISPATCH(F64ToBF16)(s, d, n);
+}
+
+void accumulate_f64(int kind, const void *src, double *acc, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF64)(kind, src, acc, n);
 }
 
 std::vector<int64_t> runnable_targets() {

@@ -28,6 +28,10 @@ void f64_to_f32(const double *src, float *dst, size_t n);
 void f64_to_f16(const double *src, uint16_t *dst, size_t n);
 void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
 
+// acc[i] += src[i] for i < n, src of kind 1 (float), 2 (binary16) or 3 (bfloat16) widened exactly
+// to double; one rounded addition per element (the order of a column's sums is the caller's).
+void accumulate_f64(int kind, const void *src, double *acc, size_t n);
+
 // For tests and benchmarks: the Highway targets compiled into the library that this CPU can run
 // (bit flags, best first), the name of one, and the target in use now.
 std::vector<int64_t> runnable_targets();

@@ -185,6 +185,35 @@ TEST_P(SimdTarget, ShortArraysWriteOnlyTheirElements) {
   }
 }
 
+// acc += widened src, element by element, one rounded double addition each (as the scalar loop).
+TEST_P(SimdTarget, AccumulatesLikeTheScalarLoop) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
+    std::vector<float> f(n);
+    std::vector<uint16_t> h(n), b(n);
+    std::vector<double> acc0(n);
+    for (size_t i = 0; i < n; ++i) {
+      f[i] = std::bit_cast<float>(static_cast<uint32_t>(rng()) & 0xbfffffffu);  // finite
+      h[i] = static_cast<uint16_t>(rng());
+      b[i] = static_cast<uint16_t>(rng());
+      acc0[i] = std::ldexp(static_cast<double>(rng() >> 11), -40);
+    }
+    std::vector<double> a1 = acc0, a2 = acc0, a3 = acc0;
+    simd::accumulate_f64(1, f.data(), a1.data(), n);
+    simd::accumulate_f64(2, h.data(), a2.data(), n);
+    simd::accumulate_f64(3, b.data(), a3.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const auto same = [](double x, double y) {
+        return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) ||
+               (std::isnan(x) && std::isnan(y));
+      };
+      ASSERT_TRUE(same(a1[i], acc0[i] + static_cast<double>(f[i]))) << i;
+      ASSERT_TRUE(same(a2[i], acc0[i] + static_cast<double>(half_to_float(h[i])))) << i;
+      ASSERT_TRUE(same(a3[i], acc0[i] + static_cast<double>(bf16_to_float(b[i])))) << i;
+    }
+  }
+}
+
 TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
   const auto targets = simd::runnable_targets();
   ASSERT_FALSE(targets.empty());
