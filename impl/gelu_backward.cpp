@@ -86,9 +86,9 @@ HWY_INLINE V GeluG(DD dd, V x) {
 
 // out = dy * g(x), rounded once to the output kind.
 void GeluGradFloat(int in_kind, int out_kind, const void *dy, const void *x, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, [](auto dd, auto vdy, auto vx) {
-    return hn::Mul(vdy, GeluG(dd, vx));
-  });
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
+                                [](auto dd, auto vdy, auto vx)
+                                    ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE

@@ -28,19 +28,20 @@ namespace hn = hwy::HWY_NAMESPACE;
 // NaN if eps < 0 or x or dy is not finite, else 0.
 void LogitGradGeneral(int in_kind, int out_kind, const void *x, const void *dy, void *out, size_t n,
                       double lo, double hi, bool neg_eps) {
-  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, [&](auto dd, auto vx, auto vdy) {
-    const auto zero = hn::Zero(dd);
-    // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
-    const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(dd, 1.0), vx)), zero);
-    const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
-    // False for NaN and infinite x.
-    const auto inside = hn::And(hn::Ge(vx, hn::Set(dd, lo)), hn::Le(vx, hn::Set(dd, hi)));
-    const auto nan = hn::Set(dd, std::numeric_limits<double>::quiet_NaN());
-    if (neg_eps) return hn::IfThenElse(inside, q, nan);
-    const auto max = hn::Set(dd, std::numeric_limits<double>::max());
-    const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
-    return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
-  });
+  simd::HWY_NAMESPACE::BinaryTo(
+      in_kind, out_kind, x, dy, out, n, [&](auto dd, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
+        const auto zero = hn::Zero(dd);
+        // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
+        const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(dd, 1.0), vx)), zero);
+        const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
+        // False for NaN and infinite x.
+        const auto inside = hn::And(hn::Ge(vx, hn::Set(dd, lo)), hn::Le(vx, hn::Set(dd, hi)));
+        const auto nan = hn::Set(dd, std::numeric_limits<double>::quiet_NaN());
+        if (neg_eps) return hn::IfThenElse(inside, q, nan);
+        const auto max = hn::Set(dd, std::numeric_limits<double>::max());
+        const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
+        return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
+      });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE

@@ -25,13 +25,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
 void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) {
-    const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
-    // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-    const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
-                             hn::Set(dd, ew::kSeluLambdaAlphaLo));
-    return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(dd)), lambda, neg));
-  });
+  simd::HWY_NAMESPACE::BinaryTo(
+      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+        const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
+        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+        const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
+                                 hn::Set(dd, ew::kSeluLambdaAlphaLo));
+        return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(dd)), lambda, neg));
+      });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE

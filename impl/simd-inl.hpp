@@ -139,14 +139,9 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
   return Narrow16FromF64<7, 896, -133, 0x7f80, 0x7fc0>(dd, v, 0x1p-126, 0x1.ffp127);
 }
 
-// Applies f(i, count) over [0, n) in whole vectors of `lanes`; the last partial vector is passed
-// with count < lanes so that the caller can stage it through padded buffers.
-template <class F>
-HWY_INLINE void ForEachVector(size_t n, size_t lanes, F &&f) {
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) f(i, lanes);
-  if (i < n) f(i, n - i);
-}
+// Lambdas passed to the kernels below are marked with this so that GCC inlines them into the
+// vector loop (a call per vector costs more than the work).
+#define ACLNN_SIMD_LAMBDA __attribute__((always_inline))
 
 // Stores one vector of doubles at out + i elements of the output kind (0: double, 1: float,
 // 2: binary16, 3: bfloat16), rounded once.
@@ -188,17 +183,17 @@ HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f)
   constexpr size_t kInSize = kIn == 1 ? 4 : 2;
   constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
   const size_t lanes = hn::Lanes(dd);
-  ForEachVector(n, lanes, [&](size_t i, size_t count) {
-    if (count == lanes) {
-      StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)), out, i);
-    } else {
-      HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
-      std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
-      std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
-      StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
-      std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
-    }
-  });
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)), out, i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
+    std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
+    std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
+    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
+    std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
+  }
 }
 
 // Binary with the kinds chosen at run time (once per call, not per vector).

@@ -23,17 +23,16 @@ template <class DIn, class DOut, class Convert>
 HWY_INLINE void ConvertArray(DIn din, DOut dout, const hn::TFromD<DIn> *src, hn::TFromD<DOut> *dst,
                              size_t n, Convert convert) {
   const size_t lanes = hn::Lanes(din);
-  ForEachVector(n, lanes, [&](size_t i, size_t count) {
-    if (count == lanes) {
-      hn::StoreU(convert(hn::LoadU(din, src + i)), dout, dst + i);
-    } else {
-      HWY_ALIGN hn::TFromD<DIn> in[kMaxLanes] = {};
-      HWY_ALIGN hn::TFromD<DOut> out[kMaxLanes];
-      std::memcpy(in, src + i, count * sizeof(in[0]));
-      hn::Store(convert(hn::Load(din, in)), dout, out);
-      std::memcpy(dst + i, out, count * sizeof(out[0]));
-    }
-  });
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(convert(hn::LoadU(din, src + i)), dout, dst + i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN hn::TFromD<DIn> in[kMaxLanes] = {};
+    HWY_ALIGN hn::TFromD<DOut> out[kMaxLanes];
+    std::memcpy(in, src + i, count * sizeof(in[0]));
+    hn::Store(convert(hn::Load(din, in)), dout, out);
+    std::memcpy(dst + i, out, count * sizeof(out[0]));
+  }
 }
 
 }  // namespace
@@ -41,81 +40,84 @@ HWY_INLINE void ConvertArray(DIn din, DOut dout, const hn::TFromD<DIn> *src, hn:
 void F16ToF32(const uint16_t *src, float *dst, size_t n) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> d16;
-  ConvertArray(d16, df, src, dst, n, [&](auto h) { return F32FromF16(df, h); });
+  ConvertArray(d16, df, src, dst, n, [&](auto h) ACLNN_SIMD_LAMBDA { return F32FromF16(df, h); });
 }
 void BF16ToF32(const uint16_t *src, float *dst, size_t n) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> d16;
-  ConvertArray(d16, df, src, dst, n, [&](auto h) { return F32FromBF16(df, h); });
+  ConvertArray(d16, df, src, dst, n, [&](auto h) ACLNN_SIMD_LAMBDA { return F32FromBF16(df, h); });
 }
 void F16ToF64(const uint16_t *src, double *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const hn::Rebind<uint16_t, decltype(dd)> d16;
-  ConvertArray(d16, dd, src, dst, n, [&](auto h) { return hn::PromoteTo(dd, F32FromF16(df, h)); });
+  ConvertArray(d16, dd, src, dst, n,
+               [&](auto h) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, F32FromF16(df, h)); });
 }
 void BF16ToF64(const uint16_t *src, double *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const hn::Rebind<uint16_t, decltype(dd)> d16;
-  ConvertArray(d16, dd, src, dst, n, [&](auto h) { return hn::PromoteTo(dd, F32FromBF16(df, h)); });
+  ConvertArray(d16, dd, src, dst, n,
+               [&](auto h) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, F32FromBF16(df, h)); });
 }
 void F32ToF64(const float *src, double *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
-  ConvertArray(df, dd, src, dst, n, [&](auto v) { return hn::PromoteTo(dd, v); });
+  ConvertArray(df, dd, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, v); });
 }
 void F32ToF16(const float *src, uint16_t *dst, size_t n) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> d16;
-  ConvertArray(df, d16, src, dst, n, [&](auto v) { return F16FromF32(df, v); });
+  ConvertArray(df, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F16FromF32(df, v); });
 }
 void F32ToBF16(const float *src, uint16_t *dst, size_t n) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> d16;
-  ConvertArray(df, d16, src, dst, n, [&](auto v) { return BF16FromF32(df, v); });
+  ConvertArray(df, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF32(df, v); });
 }
 void F64ToF32(const double *src, float *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
-  ConvertArray(dd, df, src, dst, n, [&](auto v) { return F32FromF64(dd, v); });
+  ConvertArray(dd, df, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F32FromF64(dd, v); });
 }
 void F64ToF16(const double *src, uint16_t *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<uint16_t, decltype(dd)> d16;
-  ConvertArray(dd, d16, src, dst, n, [&](auto v) { return F16FromF64(dd, v); });
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F16FromF64(dd, v); });
 }
 void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<uint16_t, decltype(dd)> d16;
-  ConvertArray(dd, d16, src, dst, n, [&](auto v) { return BF16FromF64(dd, v); });
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF64(dd, v); });
+}
+
+template <int kIn>
+HWY_INLINE void AccumulateT(const void *src, double *acc, size_t n) {
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kInSize = kIn == 1 ? 4 : 2;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsF64<kIn>(dd, src, i)), dd, acc + i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN unsigned char in[kMaxLanes * 4] = {};
+    HWY_ALIGN double a[kMaxLanes] = {};
+    std::memcpy(in, static_cast<const unsigned char *>(src) + i * kInSize, count * kInSize);
+    std::memcpy(a, acc + i, count * sizeof(double));
+    hn::Store(hn::Add(hn::Load(dd, a), LoadAsF64<kIn>(dd, in, 0)), dd, a);
+    std::memcpy(acc + i, a, count * sizeof(double));
+  }
 }
 
 void AccumulateF64(int kind, const void *src, double *acc, size_t n) {
-  const hn::ScalableTag<double> dd;
-  const size_t lanes = hn::Lanes(dd);
-  const auto run = [&](auto in_kind) {
-    constexpr int kIn = decltype(in_kind)::value;
-    constexpr size_t kInSize = kIn == 1 ? 4 : 2;
-    ForEachVector(n, lanes, [&](size_t i, size_t count) {
-      if (count == lanes) {
-        hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsF64<kIn>(dd, src, i)), dd, acc + i);
-      } else {
-        HWY_ALIGN unsigned char in[kMaxLanes * 4] = {};
-        HWY_ALIGN double a[kMaxLanes] = {};
-        std::memcpy(in, static_cast<const unsigned char *>(src) + i * kInSize, count * kInSize);
-        std::memcpy(a, acc + i, count * sizeof(double));
-        hn::Store(hn::Add(hn::Load(dd, a), LoadAsF64<kIn>(dd, in, 0)), dd, a);
-        std::memcpy(acc + i, a, count * sizeof(double));
-      }
-    });
-  };
   if (kind == 2)
-    run(std::integral_constant<int, 2>());
+    AccumulateT<2>(src, acc, n);
   else if (kind == 3)
-    run(std::integral_constant<int, 3>());
+    AccumulateT<3>(src, acc, n);
   else
-    run(std::integral_constant<int, 1>());
+    AccumulateT<1>(src, acc, n);
 }
 
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE

@@ -214,6 +214,36 @@ TEST_P(SimdTarget, AccumulatesLikeTheScalarLoop) {
   }
 }
 
+// All 2^32 floats, every target: float -> fp16/bf16 and float -> double -> fp16/bf16 as the
+// reference (label `slow`: minutes).
+TEST(SimdSlow, EncodesEveryFloatOnEveryTarget) {
+  constexpr size_t kChunk = size_t{1} << 16;
+  std::vector<float> f(kChunk);
+  std::vector<double> d(kChunk);
+  std::vector<uint16_t> h(kChunk), b(kChunk), hd(kChunk), bd(kChunk);
+  for (int64_t target : simd::runnable_targets()) {
+    simd::force_target(target);
+    SCOPED_TRACE(simd::target_name(target));
+    for (uint64_t base = 0; base < (uint64_t{1} << 32); base += kChunk) {
+      for (size_t i = 0; i < kChunk; ++i)
+        f[i] = std::bit_cast<float>(static_cast<uint32_t>(base + i));
+      simd::f32_to_f16(f.data(), h.data(), kChunk);
+      simd::f32_to_bf16(f.data(), b.data(), kChunk);
+      simd::f32_to_f64(f.data(), d.data(), kChunk);
+      simd::f64_to_f16(d.data(), hd.data(), kChunk);
+      simd::f64_to_bf16(d.data(), bd.data(), kChunk);
+      for (size_t i = 0; i < kChunk; ++i) {
+        const uint16_t rh = float_to_half(f[i]), rb = float_to_bf16(f[i]);
+        ASSERT_EQ(h[i], rh) << std::hexfloat << f[i];
+        ASSERT_EQ(b[i], rb) << std::hexfloat << f[i];
+        ASSERT_EQ(hd[i], rh) << std::hexfloat << f[i];
+        ASSERT_EQ(bd[i], std::isnan(f[i]) ? (rb & 0x8000) | 0x7fc0 : rb) << std::hexfloat << f[i];
+      }
+    }
+  }
+  simd::force_target(0);
+}
+
 TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
   const auto targets = simd::runnable_targets();
   ASSERT_FALSE(targets.empty());
