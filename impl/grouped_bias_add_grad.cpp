@@ -30,6 +30,7 @@ constexpr const char *kOpV2 = "aclnnGroupedBiasAddGradV2";
 constexpr int64_t kMaxGroups = 2048;                  // GBAG-GMAX-1
 constexpr int64_t kChunkH = 512;                      // columns per work item
 constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
+constexpr int64_t kParallelElements = 65536;          // no thread start-up below this
 
 // A piece of first-pass work: rows [row_begin, row_end) of group g. partial < 0: the block is the
 // whole group and its sums go straight to out; else they go to workspace row `partial`.
@@ -57,6 +58,7 @@ struct Plan {
   std::vector<Unit> units;
   std::vector<MultiGroup> multi;
   int64_t n_partials = 0;
+  int64_t total_elements = 0;  // gradY elements summed
 };
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
@@ -92,7 +94,9 @@ void execute_typed(const Plan &p, double *ws) {
   const int64_t n_chunks = (p.H + kChunkH - 1) / kChunkH;
   // Pass 1: blocks (direct ones to out, the others to the workspace); empty groups get zeros.
   const auto n1 = static_cast<int64_t>(p.units.size()) * n_chunks;
-  parallel_for(n1, 1, [&](int64_t begin, int64_t end) {
+  // Below kParallelElements of input everything runs on the calling thread.
+  const int64_t total = p.total_elements;
+  parallel_for(n1, total < kParallelElements ? n1 : 1, [&](int64_t begin, int64_t end) {
     double acc[kChunkH];
     for (int64_t t = begin; t < end; ++t) {
       const Unit &u = p.units[t / n_chunks];
@@ -109,7 +113,7 @@ void execute_typed(const Plan &p, double *ws) {
   });
   // Pass 2: groups of several blocks add their block sums in block order.
   const auto n2 = static_cast<int64_t>(p.multi.size()) * n_chunks;
-  parallel_for(n2, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(n2, total < kParallelElements ? n2 : 1, [&](int64_t begin, int64_t end) {
     double acc[kChunkH];
     for (int64_t t = begin; t < end; ++t) {
       const MultiGroup &m = p.multi[t / n_chunks];
@@ -307,6 +311,7 @@ aclnnStatus get_workspace_size(const char *op, const aclTensor *gradY, const acl
   const int64_t block_rows = std::max<int64_t>(64, kBlockElements / w);
   for (int64_t g = 0; g < G; ++g) {
     const int64_t n = count[g];
+    p.total_elements += n * H;
     if (n <= block_rows) {
       p.units.push_back({g, start[g], start[g] + n, -1});
       continue;

@@ -179,6 +179,8 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr const char *kOp = "aclnnLayerNormBackward";
+// No thread is started for less work than this many elements (thread start-up would dominate).
+constexpr int64_t kParallelElements = 65536;
 
 // ---- views ---------------------------------------------------------------------------------
 
@@ -496,7 +498,7 @@ void run_plan(const Plan &p, void *workspace) {
   };
 
   if (!(p.gw || p.gb)) {  // gradInput only: rows in parallel, no reduction
-    parallel_for(m, std::max<int64_t>(1, 16384 / n),
+    parallel_for(m, std::max<int64_t>(1, kParallelElements / n),
                  [&](int64_t r0, int64_t r1) { do_rows(r0, r1, nullptr, nullptr); });
     return;
   }
@@ -509,7 +511,8 @@ void run_plan(const Plan &p, void *workspace) {
   // Which partial slot each requested sum uses.
   const int64_t kw = 0, kb = p.gw ? 1 : 0;
 
-  parallel_for(p.blocks, 1, [&](int64_t b0, int64_t b1) {
+  // Blocks are fixed by the shape; below kParallelElements they all run on the calling thread.
+  parallel_for(p.blocks, m * n < kParallelElements ? p.blocks : 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       double *pw = p.gw ? part(b, kw) : nullptr;
       double *pb = p.gb ? part(b, kb) : nullptr;
@@ -519,15 +522,16 @@ void run_plan(const Plan &p, void *workspace) {
     }
   });
   // Column totals: partials added in block order into block 0's slots, columns in parallel.
-  parallel_for(n, 2048, [&](int64_t j0, int64_t j1) {
-    for (int64_t k = 0; k < p.parts; ++k) {
-      double *acc = part(0, k);
-      for (int64_t b = 1; b < p.blocks; ++b) {
-        const double *src = part(b, k);
-        for (int64_t j = j0; j < j1; ++j) acc[j] += src[j];
-      }
-    }
-  });
+  parallel_for(n, std::max<int64_t>(2048, kParallelElements / p.blocks),
+               [&](int64_t j0, int64_t j1) {
+                 for (int64_t k = 0; k < p.parts; ++k) {
+                   double *acc = part(0, k);
+                   for (int64_t b = 1; b < p.blocks; ++b) {
+                     const double *src = part(b, k);
+                     for (int64_t j = j0; j < j1; ++j) acc[j] += src[j];
+                   }
+                 }
+               });
   if (p.gw) scatter(p.out_gw.data, p.out_gw.dtype, p.out_gw.inner, p.out_gw.offset, part(0, kw));
   if (p.gb) scatter(p.out_gb.data, p.out_gb.dtype, p.out_gb.inner, p.out_gb.offset, part(0, kb));
 }
