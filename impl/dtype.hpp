@@ -80,8 +80,9 @@ inline uint16_t float_to_bf16(float f) {
 }
 
 // Rounds a double to the nearest bfloat16 in one step (8 significant bits, float's range).
+// NaN gives sign | 0x7fc0.
 inline uint16_t double_to_bf16(double d) {
-  if (std::isnan(d)) return float_to_bf16(static_cast<float>(d));
+  if (std::isnan(d)) return std::signbit(d) ? 0xffc0u : 0x7fc0u;
   const double a = std::fabs(d);
   const uint16_t sign = std::signbit(d) ? 0x8000u : 0u;
   // Largest bf16 is (2 - 2^-7) * 2^127; half an ulp above it rounds to inf.

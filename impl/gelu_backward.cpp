@@ -1,12 +1,100 @@
 // aclnnGeluBackward (spec gelu_backward.md): gradInput = gradOutput * g(self),
 // g(x) = 1/2 + 1/2 erf(x/sqrt2) + x/sqrt(2pi) exp(-x^2/2), exact erf form (no tanh approximation).
 //
-// Plan: both inputs are converted to the promoted dtype's exact values (as doubles) block by block,
-// g is computed in double for a whole block (SLEEF's AVX-512 or AVX2 erfc/exp where the CPU has
-// them, libm otherwise), lanes near the root of g or at +/-inf are fixed up (elementwise_math.hpp),
-// and dy*g is rounded once from double to the output dtype.
+// Plan: both inputs are converted to the promoted dtype's values (exact floats) block by block, g
+// is computed in double Highway vectors (erfc and exp from SLEEF's AVX-512 or AVX2 entry points on
+// those targets, libm on the portable one), lanes near the root of g or at +/-inf are fixed up
+// (the same rules as ew::gelu_g_fixup), and dy*g is rounded once from double to the output dtype.
+// SLEEF and libm differ in the last bits of erfc/exp, so results may differ by an ulp between the
+// portable target and the x86 ones (docs/performance.md); all stay within the accuracy bound.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/gelu_backward.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
 #include <immintrin.h>
 
+#include <cmath>
+#include <limits>
+
+#include "impl/elementwise_math.hpp"
+#include "impl/simd-inl.hpp"
+
+#ifndef ACLNN_GELU_SLEEF_DECLARED
+#define ACLNN_GELU_SLEEF_DECLARED
+// SLEEF's ISA-specific entry points (libsleef 3.5, sleef.h). sleef.h declares them only when the
+// translation unit itself is compiled for AVX, which this portable library is not; they are called
+// only from the Highway target compiled for (and only run on) CPUs with that ISA.
+extern "C" {
+__m256d Sleef_erfcd4_u15avx2(__m256d);
+__m256d Sleef_expd4_u10avx2(__m256d);
+__m512d Sleef_erfcd8_u15avx512f(__m512d);
+__m512d Sleef_expd8_u10avx512f(__m512d);
+}
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// 0.5 * erfc(-x/sqrt2) + (x/sqrt(2pi)) * exp(-x^2/2), each operation rounded as in ew::gelu_g.
+template <class DD, class V>
+HWY_INLINE V GeluBulk(DD dd, V x) {
+  const V z = hn::Mul(x, hn::Set(dd, -ew::kInvSqrt2));
+  const V w = hn::Mul(hn::Mul(x, x), hn::Set(dd, -0.5));
+#if HWY_TARGET == HWY_AVX3
+  const V e{Sleef_erfcd8_u15avx512f(z.raw)};
+  const V p{Sleef_expd8_u10avx512f(w.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  const V e{Sleef_erfcd4_u15avx2(z.raw)};
+  const V p{Sleef_expd4_u10avx2(w.raw)};
+#else
+  HWY_ALIGN double ze[16], we[16];  // at most 16 lanes on the portable targets
+  hn::Store(z, dd, ze);
+  hn::Store(w, dd, we);
+  for (size_t i = 0; i < hn::Lanes(dd); ++i) {
+    ze[i] = std::erfc(ze[i]);
+    we[i] = std::exp(we[i]);
+  }
+  const V e = hn::Load(dd, ze);
+  const V p = hn::Load(dd, we);
+#endif
+  return hn::Add(hn::Mul(hn::Set(dd, 0.5), e),
+                 hn::Mul(hn::Mul(x, hn::Set(dd, ew::kInvSqrt2Pi)), p));
+}
+
+// g(x) with the fixups of ew::gelu_g_fixup: the Taylor form near the root, the limits at +/-inf,
+// and the sign of a g that underflowed.
+template <class DD, class V>
+HWY_INLINE V GeluG(DD dd, V x) {
+  V g = GeluBulk(dd, x);
+  const auto underflow = hn::AndNot(hn::IsNaN(x), hn::Eq(g, hn::Zero(dd)));
+  g = hn::IfThenElse(underflow, hn::Set(dd, -std::numeric_limits<double>::denorm_min()), g);
+  const V at_inf = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Set(dd, 1.0), hn::Set(dd, -0.0));
+  g = hn::IfThenElse(hn::IsInf(x), at_inf, g);
+  const auto near =
+      hn::Lt(hn::Abs(hn::Sub(x, hn::Set(dd, ew::kGeluRootHi))), hn::Set(dd, ew::kGeluRootRadius));
+  if (!hn::AllFalse(dd, near)) {
+    const V d = hn::Sub(hn::Sub(x, hn::Set(dd, ew::kGeluRootHi)), hn::Set(dd, ew::kGeluRootLo));
+    V p = hn::Set(dd, ew::kGeluTaylor[11]);
+    for (int k = 10; k >= 0; --k) p = hn::Add(hn::Mul(p, d), hn::Set(dd, ew::kGeluTaylor[k]));
+    g = hn::IfThenElse(near, hn::Mul(p, d), g);
+  }
+  return g;
+}
+
+// out = dy * g(x), rounded once to the output kind.
+void GeluGradFloat(int in_kind, int out_kind, const void *dy, const void *x, void *out, size_t n) {
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
+                                [](auto dd, auto vdy, auto vx)
+                                    ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -14,225 +102,48 @@
 #include "aclnnop/aclnn_gelu_backward.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
-#include "impl/elementwise_math.hpp"
+#include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
 #include "impl/strided_loop.hpp"
-
-// SLEEF's ISA-specific entry points (libsleef 3.5, sleef.h). sleef.h declares them only when the
-// translation unit itself is compiled for AVX, which this portable library is not; the functions
-// are called only from code compiled for (and only run on) CPUs with that ISA.
-extern "C" {
-__m256d Sleef_erfcd4_u15avx2(__m256d);
-__m256d Sleef_expd4_u10avx2(__m256d);
-__m512d Sleef_erfcd8_u15avx512f(__m512d);
-__m512d Sleef_expd8_u10avx512f(__m512d);
-}
 
 namespace aclnn_cpu {
 namespace {
 
 constexpr const char *kOp = "aclnnGeluBackward";
-constexpr int kBlock = 512;  // elements staged per step; a multiple of every SIMD width
 
-// ---- g over a block of doubles ----------------------------------------------------------------
-// Bulk formula for lanes [0, n) (n rounded up to the SIMD width; the buffer is padded), then the
-// per-lane fixups of ew::gelu_g_fixup.
-using GBlockFn = void (*)(const double *x, double *g, int n);
-
-void g_block_scalar(const double *x, double *g, int n) {
-  for (int i = 0; i < n; ++i)
-    g[i] = 0.5 * std::erfc(-x[i] * ew::kInvSqrt2) +
-           x[i] * ew::kInvSqrt2Pi * std::exp(-0.5 * x[i] * x[i]);
-}
-
-__attribute__((target("avx2,fma"))) void g_block_avx2(const double *x, double *g, int n) {
-  const __m256d neg_s2 = _mm256_set1_pd(-ew::kInvSqrt2), s2pi = _mm256_set1_pd(ew::kInvSqrt2Pi);
-  const __m256d mhalf = _mm256_set1_pd(-0.5), half = _mm256_set1_pd(0.5);
-  for (int i = 0; i < n; i += 4) {
-    const __m256d v = _mm256_loadu_pd(x + i);
-    const __m256d e = Sleef_erfcd4_u15avx2(_mm256_mul_pd(v, neg_s2));
-    const __m256d p = Sleef_expd4_u10avx2(_mm256_mul_pd(_mm256_mul_pd(v, v), mhalf));
-    // Same operation order as the scalar path: (x*c)*exp + 0.5*erfc, each product rounded.
-    _mm256_storeu_pd(
-        g + i, _mm256_add_pd(_mm256_mul_pd(half, e), _mm256_mul_pd(_mm256_mul_pd(v, s2pi), p)));
-  }
-}
-
-__attribute__((target("avx512f,avx2,fma"))) void g_block_avx512(const double *x, double *g, int n) {
-  const __m512d neg_s2 = _mm512_set1_pd(-ew::kInvSqrt2), s2pi = _mm512_set1_pd(ew::kInvSqrt2Pi);
-  const __m512d mhalf = _mm512_set1_pd(-0.5), half = _mm512_set1_pd(0.5);
-  for (int i = 0; i < n; i += 8) {
-    const __m512d v = _mm512_loadu_pd(x + i);
-    const __m512d e = Sleef_erfcd8_u15avx512f(_mm512_mul_pd(v, neg_s2));
-    const __m512d p = Sleef_expd8_u10avx512f(_mm512_mul_pd(_mm512_mul_pd(v, v), mhalf));
-    _mm512_storeu_pd(
-        g + i, _mm512_add_pd(_mm512_mul_pd(half, e), _mm512_mul_pd(_mm512_mul_pd(v, s2pi), p)));
-  }
-}
-
-// ACLNN_CPU_GELU_ISA=scalar|avx2|avx512 narrows the choice (benchmarks, tests); the default is the
-// widest the CPU supports.
-GBlockFn select_g_block() {
-  __builtin_cpu_init();
-  const char *force = std::getenv("ACLNN_CPU_GELU_ISA");
-  const std::string_view f = force ? force : "";
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f");
-  if (f == "scalar") return g_block_scalar;
-  if (avx512 && f != "avx2") return g_block_avx512;
-  if (avx2) return g_block_avx2;
-  return g_block_scalar;
-}
-
-void g_block(const double *x, double *g, int n) {
-  static const GBlockFn fn = select_g_block();
-  const int padded = (n + 7) & ~7;
-  fn(x, g, padded);
-  for (int i = 0; i < n; ++i) g[i] = ew::gelu_g_fixup(x[i], g[i]);
-}
-
-// ---- loads into the computation dtype, stores from double -------------------------------------
-enum class Comp { kF32, kF16, kBF16 };
-
-template <Comp C>
-inline double to_comp(double exact) {  // `exact` is the input value (ints: int64_sticky)
-  if constexpr (C == Comp::kF32) return static_cast<double>(static_cast<float>(exact));
-  if constexpr (C == Comp::kF16) return half_to_float(double_to_half(exact));
-  if constexpr (C == Comp::kBF16) return bf16_to_float(double_to_bf16(exact));
-}
-
-// Element decoders: raw storage type S -> the input's exact value as double.
-struct DecF32 {
-  using S = float;
-  static double get(S v) { return v; }
-};
-struct DecF16 {
-  using S = uint16_t;
-  static double get(S v) { return half_to_float(v); }
-};
-struct DecBF16 {
-  using S = uint16_t;
-  static double get(S v) { return bf16_to_float(v); }
-};
-template <typename I>
-struct DecInt {
-  using S = I;
-  static double get(S v) { return ew::int64_sticky(static_cast<int64_t>(v)); }
-};
-struct DecBool {
-  using S = uint8_t;
-  static double get(S v) { return v != 0 ? 1.0 : 0.0; }
-};
-
-using LoadFn = void (*)(const char *p, int64_t stride, int n, double *dst);
-
-template <typename D, Comp C>
-void load_block(const char *p, int64_t stride, int n, double *dst) {
-  using S = typename D::S;
-  // Float inputs already in the computation dtype (or exactly convertible to it) need no rounding.
-  constexpr bool exact = (std::is_same_v<D, DecF32> && C == Comp::kF32) ||
-                         (std::is_same_v<D, DecF16> && C != Comp::kBF16) ||
-                         (std::is_same_v<D, DecBF16> && C != Comp::kF16);
-  auto conv = [](S s) {
-    if constexpr (exact)
-      return D::get(s);
-    else
-      return to_comp<C>(D::get(s));
-  };
-  if (stride == static_cast<int64_t>(sizeof(S))) {  // contiguous fast path
-    const S *s = reinterpret_cast<const S *>(p);
-    for (int i = 0; i < n; ++i) dst[i] = conv(s[i]);
-  } else if (stride == 0) {  // broadcast (expanded) input
-    S s;
-    std::memcpy(&s, p, sizeof s);
-    std::fill(dst, dst + n, conv(s));
-  } else {
-    for (int i = 0; i < n; ++i) {
-      S s;
-      std::memcpy(&s, p + i * stride, sizeof s);
-      dst[i] = conv(s);
-    }
-  }
-}
-
-template <Comp C>
-LoadFn loader_for(aclDataType t) {
-  switch (t) {
-    case ACL_FLOAT:
-      return load_block<DecF32, C>;
-    case ACL_FLOAT16:
-      return load_block<DecF16, C>;
-    case ACL_BF16:
-      return load_block<DecBF16, C>;
-    case ACL_INT8:
-      return load_block<DecInt<int8_t>, C>;
-    case ACL_UINT8:
-      return load_block<DecInt<uint8_t>, C>;
-    case ACL_INT16:
-      return load_block<DecInt<int16_t>, C>;
-    case ACL_INT32:
-      return load_block<DecInt<int32_t>, C>;
-    case ACL_INT64:
-      return load_block<DecInt<int64_t>, C>;
-    case ACL_BOOL:
-      return load_block<DecBool, C>;
-    default:
-      return nullptr;  // excluded by GELU-DTYPE-1
-  }
-}
-
-// out = dy * g rounded once to the output dtype.
-using StoreFn = void (*)(char *p, int64_t stride, int n, const double *dy, const double *g);
-
-template <Comp C>
-void store_block(char *p, int64_t stride, int n, const double *dy, const double *g) {
-  using S = std::conditional_t<C == Comp::kF32, float, uint16_t>;
-  auto conv = [](double v) -> S {
-    if constexpr (C == Comp::kF32) return static_cast<float>(v);
-    if constexpr (C == Comp::kF16) return double_to_half(v);
-    if constexpr (C == Comp::kBF16) return double_to_bf16(v);
-  };
-  if (stride == static_cast<int64_t>(sizeof(S))) {
-    S *d = reinterpret_cast<S *>(p);
-    for (int i = 0; i < n; ++i) d[i] = conv(dy[i] * g[i]);
-  } else {
-    for (int i = 0; i < n; ++i) {
-      const S s = conv(dy[i] * g[i]);
-      std::memcpy(p + i * stride, &s, sizeof s);
-    }
-  }
-}
+HWY_EXPORT(GeluGradFloat);
 
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
-  LoadFn load_dy = nullptr, load_x = nullptr;
-  StoreFn store = nullptr;
+  aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
 };
 
-void run_plan(const Plan &plan) {
-  parallel_for(plan.loop.numel, 32768, [&plan](int64_t begin, int64_t end) {
-    alignas(64) double dy[kBlock], x[kBlock], g[kBlock];
-    plan.loop.for_range(
-        begin, end,
-        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s, int64_t n) {
-          for (int64_t done = 0; done < n; done += kBlock) {
-            const int m = static_cast<int>(std::min<int64_t>(kBlock, n - done));
-            plan.load_x(p[2] + done * s[2], s[2], m, x);
-            std::fill(x + m, x + ((m + 7) & ~7), 0.0);  // SIMD padding
-            plan.load_dy(p[1] + done * s[1], s[1], m, dy);
-            g_block(x, g, m);
-            plan.store(p[0] + done * s[0], s[0], m, dy, g);
-          }
-        });
-  });
+// One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
+// FLOAT), the kernel writes a contiguous output directly, a strided one through a double buffer.
+void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64_t so, int64_t sdy,
+               int64_t sx, int64_t n) {
+  const auto es = static_cast<int64_t>(dtype_size(plan.comp));
+  const bool direct = so == es;
+  const int kind = static_cast<int>(direct ? ew::out_kind(plan.comp) : ew::OutKind::kF64);
+  alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];
+  alignas(64) double res[ew::kBlock];
+  for (int64_t done = 0; done < n; done += ew::kBlock) {
+    const int64_t m = std::min(ew::kBlock, n - done);
+    const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
+                                             plan.x_t, plan.comp, m, bdy, bx);
+    void *dst = direct ? static_cast<void *>(out + done * so) : res;
+    HWY_DYNAMIC_DISPATCH(GeluGradFloat)(in.kind, kind, in.a, in.b, dst, static_cast<size_t>(m));
+    if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
+  }
 }
 
-template <Comp C>
-void fill_io(Plan &plan, aclDataType dy_t, aclDataType x_t) {
-  plan.load_dy = loader_for<C>(dy_t);
-  plan.load_x = loader_for<C>(x_t);
-  plan.store = store_block<C>;
+void run_plan(const Plan &plan) {
+  parallel_for(plan.loop.numel, ew::kParallelGrain, [&plan](int64_t begin, int64_t end) {
+    plan.loop.for_range(begin, end,
+                        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s,
+                            int64_t n) { run_inner(plan, p[0], p[1], p[2], s[0], s[1], s[2], n); });
+  });
 }
 
 }  // namespace
@@ -304,17 +215,9 @@ extern "C" aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOu
         kOp, 0, [](void *) {}, workspaceSize, executor);
   Plan plan;
   plan.loop = StridedLoop<3>::make(shape, {gradInput, gradOutput, self});
-  switch (*promoted) {
-    case ACL_FLOAT:
-      fill_io<Comp::kF32>(plan, gradOutput->dtype, self->dtype);
-      break;
-    case ACL_FLOAT16:
-      fill_io<Comp::kF16>(plan, gradOutput->dtype, self->dtype);
-      break;
-    default:
-      fill_io<Comp::kBF16>(plan, gradOutput->dtype, self->dtype);
-      break;
-  }
+  plan.dy_t = gradOutput->dtype;
+  plan.x_t = self->dtype;
+  plan.comp = *promoted;
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }
@@ -323,3 +226,4 @@ extern "C" aclnnStatus aclnnGeluBackward(void *workspace, uint64_t workspaceSize
                                          aclOpExecutor *executor, aclrtStream /*stream*/) {
   return run_executor(kOp, workspace, workspaceSize, executor);
 }
+#endif  // HWY_ONCE

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
@@ -19,6 +20,7 @@
 #include "impl/dtype.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 
 namespace aclnn_cpu {
 namespace {
@@ -28,42 +30,7 @@ constexpr const char *kOpV2 = "aclnnGroupedBiasAddGradV2";
 constexpr int64_t kMaxGroups = 2048;                  // GBAG-GMAX-1
 constexpr int64_t kChunkH = 512;                      // columns per work item
 constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
-
-// Exact binary16 -> double, branch-free so the row loop vectorizes.
-inline double load_f16(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7fffu;
-  const uint32_t normal = (em << 13) + (112u << 23);
-  const uint32_t infnan = (em << 13) | 0x7f800000u;
-  const float sub = static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f;
-  const uint32_t bits =
-      em < 0x400u ? std::bit_cast<uint32_t>(sub) : (em >= 0x7c00u ? infnan : normal);
-  return static_cast<double>(std::bit_cast<float>(bits | sign));
-}
-inline double load_bf16(uint16_t b) {
-  return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(b) << 16));
-}
-
-template <aclDataType DT>
-struct Io;
-template <>
-struct Io<ACL_FLOAT> {
-  using T = float;
-  static double load(T v) { return v; }
-  static T store(double d) { return static_cast<float>(d); }
-};
-template <>
-struct Io<ACL_FLOAT16> {
-  using T = uint16_t;
-  static double load(T v) { return load_f16(v); }
-  static T store(double d) { return double_to_half(d); }
-};
-template <>
-struct Io<ACL_BF16> {
-  using T = uint16_t;
-  static double load(T v) { return load_bf16(v); }
-  static T store(double d) { return double_to_bf16(d); }
-};
+constexpr int64_t kParallelElements = 65536;          // no thread start-up below this
 
 // A piece of first-pass work: rows [row_begin, row_end) of group g. partial < 0: the block is the
 // whole group and its sums go straight to out; else they go to workspace row `partial`.
@@ -91,44 +58,35 @@ struct Plan {
   std::vector<Unit> units;
   std::vector<MultiGroup> multi;
   int64_t n_partials = 0;
+  int64_t total_elements = 0;  // gradY elements summed
 };
 
+// Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
+// row (contiguous rows: the SIMD layer's vector accumulation, the same additions in the same
+// order).
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
-  using IO = Io<DT>;
-  using T = typename IO::T;
+  using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
   for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;  // -0 + x == x for every x, signed zeros kept
   const char *base = p.gy + u.g * p.group_stride;
   if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
+    constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {
       const T *row = reinterpret_cast<const T *>(base + r * p.row_stride) + h0;
-      for (int64_t h = 0; h < w; ++h) {
-        T v;
-        std::memcpy(&v, row + h, sizeof(T));
-        acc[h] += IO::load(v);
-      }
+      simd::accumulate_f64(kind, row, acc, static_cast<size_t>(w));
     }
   } else {
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {
       const char *row = base + r * p.row_stride + h0 * p.h_stride;
-      for (int64_t h = 0; h < w; ++h) {
-        T v;
-        std::memcpy(&v, row + h * p.h_stride, sizeof(T));
-        acc[h] += IO::load(v);
-      }
+      for (int64_t h = 0; h < w; ++h) acc[h] += load_as_double(row + h * p.h_stride, DT);
     }
   }
 }
 
 template <aclDataType DT>
 void store_row(const Plan &p, int64_t g, int64_t h0, int64_t w, const double *acc) {
-  using IO = Io<DT>;
-  using T = typename IO::T;
   char *o = p.out + g * p.out_s0 + h0 * p.out_s1;
-  for (int64_t h = 0; h < w; ++h) {
-    const T v = IO::store(acc[h]);
-    std::memcpy(o + h * p.out_s1, &v, sizeof(T));
-  }
+  for (int64_t h = 0; h < w; ++h) store_from_double(o + h * p.out_s1, DT, acc[h]);
 }
 
 template <aclDataType DT>
@@ -136,7 +94,9 @@ void execute_typed(const Plan &p, double *ws) {
   const int64_t n_chunks = (p.H + kChunkH - 1) / kChunkH;
   // Pass 1: blocks (direct ones to out, the others to the workspace); empty groups get zeros.
   const auto n1 = static_cast<int64_t>(p.units.size()) * n_chunks;
-  parallel_for(n1, 1, [&](int64_t begin, int64_t end) {
+  // Below kParallelElements of input everything runs on the calling thread.
+  const int64_t total = p.total_elements;
+  parallel_for(n1, total < kParallelElements ? n1 : 1, [&](int64_t begin, int64_t end) {
     double acc[kChunkH];
     for (int64_t t = begin; t < end; ++t) {
       const Unit &u = p.units[t / n_chunks];
@@ -153,7 +113,7 @@ void execute_typed(const Plan &p, double *ws) {
   });
   // Pass 2: groups of several blocks add their block sums in block order.
   const auto n2 = static_cast<int64_t>(p.multi.size()) * n_chunks;
-  parallel_for(n2, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(n2, total < kParallelElements ? n2 : 1, [&](int64_t begin, int64_t end) {
     double acc[kChunkH];
     for (int64_t t = begin; t < end; ++t) {
       const MultiGroup &m = p.multi[t / n_chunks];
@@ -351,6 +311,7 @@ aclnnStatus get_workspace_size(const char *op, const aclTensor *gradY, const acl
   const int64_t block_rows = std::max<int64_t>(64, kBlockElements / w);
   for (int64_t g = 0; g < G; ++g) {
     const int64_t n = count[g];
+    p.total_elements += n * H;
     if (n <= block_rows) {
       p.units.push_back({g, start[g], start[g] + n, -1});
       continue;

@@ -11,6 +11,150 @@
 // read in place and a contiguous FLOAT gradInput row is written in place (the fast path); any
 // other layout or dtype gathers a row into a contiguous double buffer and scatters gradInput back
 // with one rounding. Multi-indices are carried, never recomputed per element.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/layer_norm_backward.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <type_traits>
+
+#include "impl/dtype.hpp"
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sh = simd::HWY_NAMESPACE;
+
+// Element j of a row of kind k (0: double, 1: float, 2: binary16, 3: bfloat16), exact.
+template <int kKind>
+HWY_INLINE double LnLoad(const void *p, int64_t j) {
+  if constexpr (kKind == 0) return static_cast<const double *>(p)[j];
+  if constexpr (kKind == 1) return static_cast<const float *>(p)[j];
+  if constexpr (kKind == 2) return half_to_float(static_cast<const uint16_t *>(p)[j]);
+  if constexpr (kKind == 3) return bf16_to_float(static_cast<const uint16_t *>(p)[j]);
+}
+template <int kKind, class DD>
+HWY_INLINE hn::Vec<DD> LnLoadV(DD dd, const void *p, int64_t j) {
+  if constexpr (kKind == 0)
+    return hn::LoadU(dd, static_cast<const double *>(p) + j);
+  else
+    return sh::LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
+}
+template <int kKind>
+HWY_INLINE void LnStore(void *p, int64_t j, double v) {
+  if constexpr (kKind == 0) static_cast<double *>(p)[j] = v;
+  if constexpr (kKind == 1) static_cast<float *>(p)[j] = static_cast<float>(v);
+  if constexpr (kKind == 2) static_cast<uint16_t *>(p)[j] = double_to_half(v);
+  if constexpr (kKind == 3) static_cast<uint16_t *>(p)[j] = double_to_bf16(v);
+}
+
+// One row of n elements: x and dy of kind kIn (a row in place, or a gathered double row),
+// gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
+// receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
+//
+// The row sums use eight accumulators, one per residue j mod 8, whatever the vector width (8/L
+// vectors of L lanes), then add them in one fixed order: the arithmetic is the same on every
+// target, so every target gives the same bits.
+template <int kIn, int kOut, bool kGI>
+HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w, double mean,
+                       double rstd, void *gi, double *pw, double *pb) {
+  const hn::ScalableTag<double> dd;
+  using V = hn::Vec<decltype(dd)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const int64_t per8 = 8 / lanes;
+  const V vm = hn::Set(dd, mean), vr = hn::Set(dd, rstd);
+  const int64_t n8 = n / 8 * 8;
+  double c1 = 0.0, c2 = 0.0;
+  if constexpr (kGI) {
+    HWY_ALIGN double s1v[8] = {}, s2v[8] = {};
+    for (int64_t k = 0; k < per8; ++k) {  // residues k*lanes .. k*lanes + lanes - 1
+      V a1 = hn::Zero(dd), a2 = hn::Zero(dd);
+      for (int64_t j = k * lanes; j < n8; j += 8) {
+        const V d = LnLoadV<kIn>(dd, dy, j);
+        const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+        const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
+        a1 = hn::Add(a1, g);
+        a2 = hn::Add(a2, hn::Mul(g, xh));
+      }
+      hn::Store(a1, dd, s1v + k * lanes);
+      hn::Store(a2, dd, s2v + k * lanes);
+    }
+    double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
+    double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
+    for (int64_t j = n8; j < n; ++j) {
+      const double d = LnLoad<kIn>(dy, j);
+      const double g = w ? d * w[j] : d;
+      const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
+      s1 += g;
+      s2 += g * xh;
+    }
+    const double dn = static_cast<double>(n);
+    c1 = s1 / dn;
+    c2 = s2 / dn;
+  }
+  const V vc1 = hn::Set(dd, c1), vc2 = hn::Set(dd, c2);
+  for (int64_t j = 0; j < n8; j += lanes) {
+    const V d = LnLoadV<kIn>(dd, dy, j);
+    const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
+    if constexpr (kGI) {
+      const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+      sh::StoreAs<kOut>(dd, hn::Mul(vr, hn::Sub(hn::Sub(g, vc1), hn::Mul(xh, vc2))), gi,
+                        static_cast<size_t>(j));
+    }
+    if (pw) hn::StoreU(hn::Add(hn::LoadU(dd, pw + j), hn::Mul(d, xh)), dd, pw + j);
+    if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+  }
+  for (int64_t j = n8; j < n; ++j) {
+    const double d = LnLoad<kIn>(dy, j);
+    const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
+    if constexpr (kGI) {
+      const double g = w ? d * w[j] : d;
+      LnStore<kOut>(gi, j, rstd * ((g - c1) - xh * c2));
+    }
+    if (pw) pw[j] += d * xh;
+    if (pb) pb[j] += d;
+  }
+}
+
+// in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
+// gradInput. Pairs other than (0 or k, 0 or k) do not occur.
+void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, const void *dy,
+           const double *w, double mean, double rstd, void *gi, double *pw, double *pb) {
+  const auto call = [&](auto in_c, auto out_c) {
+    constexpr int kIn = decltype(in_c)::value, kOut = decltype(out_c)::value;
+    if (want_gi)
+      LnRowT<kIn, kOut, true>(n, x, dy, w, mean, rstd, gi, pw, pb);
+    else
+      LnRowT<kIn, kOut, false>(n, x, dy, w, mean, rstd, gi, pw, pb);
+  };
+  using I0 = std::integral_constant<int, 0>;
+  using I1 = std::integral_constant<int, 1>;
+  using I2 = std::integral_constant<int, 2>;
+  using I3 = std::integral_constant<int, 3>;
+  const int k = in_kind != 0 ? in_kind : out_kind;  // the dtype kind in play, if any
+  const bool in_d = in_kind == 0, out_d = out_kind == 0;
+  switch (k) {
+    case 1:
+      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I1()))
+                  : (out_d ? call(I1(), I0()) : call(I1(), I1()));
+    case 2:
+      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I2()))
+                  : (out_d ? call(I2(), I0()) : call(I2(), I2()));
+    case 3:
+      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I3()))
+                  : (out_d ? call(I3(), I0()) : call(I3(), I3()));
+    default:
+      return call(I0(), I0());
+  }
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -25,170 +169,18 @@
 #include "impl/dtype.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 #include "impl/soc.hpp"
 #include "impl/status.hpp"
 #include "impl/tensor.hpp"
 
-// No contraction into FMA: the AVX-512/AVX2 clones below must give the same bits as the baseline.
-#pragma GCC optimize("fp-contract=off")
-// Functions taking or returning the vector types below are always_inline: a call between an
-// AVX-512 clone and a baseline function would pass them differently (the -Wpsabi warning).
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-#define ACLNN_LN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
 namespace aclnn_cpu {
-
-// Conversions used by the row loops, written to vectorize. Not static so that the unit tests can
-// compare them with dtype.hpp's reference conversions (hidden outside the library).
-namespace layer_norm_detail {
-
-// binary16 bits -> float, exact (normals, subnormals, inf, NaN), branch-free.
-float half_bits_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7fffu;
-  // Shifting exponent and mantissa into float position and scaling by 2^112 rebiases the
-  // exponent; subnormal halves become float subnormals that the (exact) scaling normalizes.
-  const float mag = std::bit_cast<float>(em << 13) * 0x1p112f;
-  const uint32_t bits = em >= 0x7c00u ? (0x7f800000u | (em << 13)) : std::bit_cast<uint32_t>(mag);
-  return std::bit_cast<float>(bits | sign);
-}
-
-// double -> binary16 bits, round to nearest even in one step (same results as double_to_half).
-uint16_t double_to_half_bits(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const uint16_t sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  // Subnormal range (< 2^-14): round to a multiple of 2^-24 by adding 2^28 (ulp there: 2^-24).
-  const double as = ad < 0x1p-14 ? ad : 0.0;  // keeps the conversion below in range
-  const double sub = (as + 0x1p28) - 0x1p28;
-  const uint16_t sub_bits = static_cast<uint16_t>(static_cast<int32_t>(sub * 0x1p24));
-  // Normal range: round the 52-bit mantissa to 10 bits on the integer representation; a carry
-  // out of the mantissa correctly bumps the exponent.
-  const uint64_t r = (a + ((uint64_t{1} << 41) - 1) + ((a >> 42) & 1)) >> 42;
-  const uint16_t norm_bits = static_cast<uint16_t>(r - (uint64_t{1008} << 10));
-  uint16_t out = ad < 0x1p-14 ? sub_bits : norm_bits;
-  out = ad >= 65520.0 ? uint16_t{0x7c00} : out;
-  out = a > 0x7ff0000000000000ull ? uint16_t{0x7e00} : out;
-  return sign | out;
-}
-
-// double -> bfloat16 bits, round to nearest even in one step (same results as double_to_bf16
-// for every non-NaN; NaN gives a quiet NaN).
-uint16_t double_to_bf16_bits(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const uint16_t sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  const double as = ad < 0x1p-126 ? ad : 0.0;
-  const double sub = (as + 0x1p-81) - 0x1p-81;  // multiple of 2^-133 (bf16 subnormal quantum)
-  const uint16_t sub_bits = static_cast<uint16_t>(static_cast<int32_t>(sub * 0x1p133));
-  const uint64_t r = (a + ((uint64_t{1} << 44) - 1) + ((a >> 45) & 1)) >> 45;
-  const uint16_t norm_bits = static_cast<uint16_t>(r - (uint64_t{896} << 7));
-  uint16_t out = ad < 0x1p-126 ? sub_bits : norm_bits;
-  out = ad >= 0x1.ffp127 ? uint16_t{0x7f80} : out;
-  out = a > 0x7ff0000000000000ull ? uint16_t{0x7fc0} : out;
-  return sign | out;
-}
-
-// Contiguous runs, eight at a time with explicit vectors (same results as the scalar functions
-// above, element for element), the tail by the scalar functions.
-typedef uint16_t V8u16 __attribute__((vector_size(16)));
-typedef uint32_t V8u32 __attribute__((vector_size(32)));
-typedef uint64_t V8u64 __attribute__((vector_size(64)));
-typedef int64_t V8i64 __attribute__((vector_size(64)));
-typedef float V8f32 __attribute__((vector_size(32)));
-typedef double V8f64 __attribute__((vector_size(64)));
-
-ACLNN_LN_CLONES void half_run_to_double(const uint16_t *__restrict p, int64_t n,
-                                        double *__restrict out) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8u16 h;
-    std::memcpy(&h, p + j, sizeof h);
-    const V8u32 u = __builtin_convertvector(h, V8u32);
-    const V8u32 sign = (u & 0x8000u) << 16;
-    const V8u32 em = u & 0x7fffu;
-    const V8f32 mag = std::bit_cast<V8f32>(em << 13) * 0x1p112f;
-    const V8u32 bits = em >= 0x7c00u ? ((em << 13) | 0x7f800000u) : std::bit_cast<V8u32>(mag);
-    const V8u32 fb = bits | sign;
-    const V8f64 d = __builtin_convertvector(std::bit_cast<V8f32>(fb), V8f64);
-    std::memcpy(out + j, &d, sizeof d);
-  }
-  for (int64_t j = n8; j < n; ++j) out[j] = half_bits_to_float(p[j]);
-}
-
-ACLNN_LN_CLONES void bf16_run_to_double(const uint16_t *__restrict p, int64_t n,
-                                        double *__restrict out) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8u16 h;
-    std::memcpy(&h, p + j, sizeof h);
-    const V8u32 u = __builtin_convertvector(h, V8u32) << 16;
-    const V8f64 d = __builtin_convertvector(std::bit_cast<V8f32>(u), V8f64);
-    std::memcpy(out + j, &d, sizeof d);
-  }
-  for (int64_t j = n8; j < n; ++j) out[j] = std::bit_cast<float>(static_cast<uint32_t>(p[j]) << 16);
-}
-
-// Rounds eight doubles to 16-bit formats: mant_bits (10 or 7) fraction bits, exponent rebias,
-// subnormal quantum 2^sub_exp, overflow threshold, canonical NaN.
-template <int kFrac, int64_t kRebias, int kSubExp, uint16_t kNan>
-__attribute__((always_inline)) inline V8u16 round8(V8f64 d, double min_normal, double overflow) {
-  const V8u64 b = std::bit_cast<V8u64>(d);
-  const V8u64 sign = (b >> 48) & 0x8000u;
-  const V8u64 a = b & 0x7fffffffffffffffull;
-  const V8f64 ad = std::bit_cast<V8f64>(a);
-  const V8f64 zero = {};
-  const V8f64 as = ad < min_normal ? ad : zero;
-  const double big = std::ldexp(1.0, 52 + kSubExp);
-  // as + big lies in [big, 2 big) where the ulp is the subnormal quantum: the addition rounds to
-  // it (ties to even) and the low bits of the sum are the subnormal's integer mantissa.
-  const V8u64 sub_bits = std::bit_cast<V8u64>(as + big) - std::bit_cast<uint64_t>(big);
-  constexpr int kShift = 52 - kFrac;
-  const V8u64 r = (a + ((uint64_t{1} << (kShift - 1)) - 1) + ((a >> kShift) & 1)) >> kShift;
-  const V8u64 norm_bits = r - static_cast<uint64_t>(kRebias << kFrac);
-  V8u64 out = ad < min_normal ? sub_bits : norm_bits;
-  const uint64_t inf = kFrac == 10 ? 0x7c00u : 0x7f80u;
-  out = ad >= overflow ? inf + V8u64{} : out;
-  out = a > 0x7ff0000000000000ull ? kNan + V8u64{} : out;
-  return __builtin_convertvector((out & 0xffffu) | sign, V8u16);
-}
-
-ACLNN_LN_CLONES void double_run_to_half(const double *__restrict in, int64_t n,
-                                        uint16_t *__restrict p) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8f64 d;
-    std::memcpy(&d, in + j, sizeof d);
-    const V8u16 h = round8<10, 1008, -24, 0x7e00>(d, 0x1p-14, 65520.0);
-    std::memcpy(p + j, &h, sizeof h);
-  }
-  for (int64_t j = n8; j < n; ++j) p[j] = double_to_half_bits(in[j]);
-}
-
-ACLNN_LN_CLONES void double_run_to_bf16(const double *__restrict in, int64_t n,
-                                        uint16_t *__restrict p) {
-  const int64_t n8 = n / 8 * 8;
-  for (int64_t j = 0; j < n8; j += 8) {
-    V8f64 d;
-    std::memcpy(&d, in + j, sizeof d);
-    const V8u16 h = round8<7, 896, -133, 0x7fc0>(d, 0x1p-126, 0x1.ffp127);
-    std::memcpy(p + j, &h, sizeof h);
-  }
-  for (int64_t j = n8; j < n; ++j) p[j] = double_to_bf16_bits(in[j]);
-}
-
-}  // namespace layer_norm_detail
 
 namespace {
 
-using layer_norm_detail::double_to_bf16_bits;
-using layer_norm_detail::double_to_half_bits;
-using layer_norm_detail::half_bits_to_float;
-
 constexpr const char *kOp = "aclnnLayerNormBackward";
+// No thread is started for less work than this many elements (thread start-up would dominate).
+constexpr int64_t kParallelElements = 65536;
 
 // ---- views ---------------------------------------------------------------------------------
 
@@ -299,7 +291,7 @@ struct Bf16 {
 };
 template <>
 inline double to_double<Half>(Half v) {
-  return half_bits_to_float(v.bits);
+  return half_to_float(v.bits);
 }
 template <>
 inline double to_double<Bf16>(Bf16 v) {
@@ -307,13 +299,15 @@ inline double to_double<Bf16>(Bf16 v) {
 }
 
 template <typename T>
-ACLNN_LN_CLONES void load_run(const T *__restrict p, int64_t len, int64_t st,
-                              double *__restrict out) {
+void load_run(const T *__restrict p, int64_t len, int64_t st, double *__restrict out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (st == 1) return simd::f32_to_f64(p, out, static_cast<size_t>(len));
+  }
   if constexpr (std::is_same_v<T, Half>) {
-    if (st == 1) return layer_norm_detail::half_run_to_double(&p->bits, len, out);
+    if (st == 1) return simd::f16_to_f64(&p->bits, out, static_cast<size_t>(len));
   }
   if constexpr (std::is_same_v<T, Bf16>) {
-    if (st == 1) return layer_norm_detail::bf16_run_to_double(&p->bits, len, out);
+    if (st == 1) return simd::bf16_to_f64(&p->bits, out, static_cast<size_t>(len));
   }
   if (st == 1) {
     for (int64_t j = 0; j < len; ++j) out[j] = to_double(p[j]);
@@ -330,21 +324,23 @@ inline float from_double<float>(double v) {
 }
 template <>
 inline Half from_double<Half>(double v) {
-  return Half{double_to_half_bits(v)};
+  return Half{double_to_half(v)};
 }
 template <>
 inline Bf16 from_double<Bf16>(double v) {
-  return Bf16{double_to_bf16_bits(v)};
+  return Bf16{double_to_bf16(v)};
 }
 
 template <typename T>
-ACLNN_LN_CLONES void store_run(T *__restrict p, int64_t len, int64_t st,
-                               const double *__restrict in) {
+void store_run(T *__restrict p, int64_t len, int64_t st, const double *__restrict in) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (st == 1) return simd::f64_to_f32(in, p, static_cast<size_t>(len));
+  }
   if constexpr (std::is_same_v<T, Half>) {
-    if (st == 1) return layer_norm_detail::double_run_to_half(in, len, &p->bits);
+    if (st == 1) return simd::f64_to_f16(in, &p->bits, static_cast<size_t>(len));
   }
   if constexpr (std::is_same_v<T, Bf16>) {
-    if (st == 1) return layer_norm_detail::double_run_to_bf16(in, len, &p->bits);
+    if (st == 1) return simd::f64_to_bf16(in, &p->bits, static_cast<size_t>(len));
   }
   if (st == 1) {
     for (int64_t j = 0; j < len; ++j) p[j] = from_double<T>(in[j]);
@@ -394,103 +390,15 @@ void scatter(char *data, aclDataType t, const Dims &d, int64_t base, const doubl
 
 // ---- the row kernel ------------------------------------------------------------------------
 
-// Eight doubles, one per lane: lane l of a row sum accumulates the elements j = l (mod 8). The
-// lanes are a fixed part of the arithmetic (not the compiler's choice), so every ISA clone gives
-// the same bits.
-typedef double V8d __attribute__((vector_size(64)));
-typedef float V8f __attribute__((vector_size(32)));
+HWY_EXPORT(LnRow);
 
-template <typename T>
-__attribute__((always_inline)) inline V8d load8(const T *p) {
-  if constexpr (std::is_same_v<T, double>) {
-    V8d v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  } else {
-    V8f f;
-    std::memcpy(&f, p, sizeof f);
-    return __builtin_convertvector(f, V8d);
-  }
+// A row of this view is one contiguous run: read or written in place.
+bool row_is_dense(const RowView &v) {
+  return v.inner.n == 0 || (v.inner.n == 1 && v.inner.stride[0] == 1);
 }
-template <typename T>
-__attribute__((always_inline)) inline void store8(T *p, V8d v) {
-  if constexpr (std::is_same_v<T, double>) {
-    std::memcpy(p, &v, sizeof v);
-  } else {
-    const V8f f = __builtin_convertvector(v, V8f);  // one rounding, to nearest even
-    std::memcpy(p, &f, sizeof f);
-  }
-}
-
-// One row. TIn: float (the row read in place, contiguous FLOAT) or double (a gathered row); TOut:
-// float (gradInput written in place) or double (a buffer scattered afterwards). w is the weight as
-// doubles (kW). With kGI writes gradInput (LN-VALUE-1); pw/pb, when not null, receive dy*xhat and
-// dy added into the block's column partials (LN-VALUE-2).
-template <typename TIn, typename TOut, bool kW, bool kGI>
-ACLNN_LN_CLONES void row_kernel(int64_t n, const TIn *__restrict x, const TIn *__restrict dy,
-                                const double *__restrict w, double mean, double rstd,
-                                TOut *__restrict gi, double *__restrict pw, double *__restrict pb) {
-  const V8d vm = mean + V8d{}, vr = rstd + V8d{};
-  const int64_t n8 = n / 8 * 8;
-  double c1 = 0.0, c2 = 0.0;
-  if constexpr (kGI) {
-    V8d a1 = {}, a2 = {};
-    for (int64_t j = 0; j < n8; j += 8) {
-      const V8d d = load8(dy + j);
-      const V8d g = kW ? d * load8(w + j) : d;
-      const V8d xh = (load8(x + j) - vm) * vr;
-      a1 += g;
-      a2 += g * xh;
-    }
-    double s1 = ((a1[0] + a1[4]) + (a1[2] + a1[6])) + ((a1[1] + a1[5]) + (a1[3] + a1[7]));
-    double s2 = ((a2[0] + a2[4]) + (a2[2] + a2[6])) + ((a2[1] + a2[5]) + (a2[3] + a2[7]));
-    for (int64_t j = n8; j < n; ++j) {
-      const double d = dy[j];
-      const double g = kW ? d * w[j] : d;
-      const double xh = (static_cast<double>(x[j]) - mean) * rstd;
-      s1 += g;
-      s2 += g * xh;
-    }
-    const double dn = static_cast<double>(n);
-    c1 = s1 / dn;
-    c2 = s2 / dn;
-  }
-  const V8d vc1 = c1 + V8d{}, vc2 = c2 + V8d{};
-  for (int64_t j = 0; j < n8; j += 8) {
-    const V8d d = load8(dy + j);
-    const V8d xh = (load8(x + j) - vm) * vr;
-    if constexpr (kGI) {
-      const V8d g = kW ? d * load8(w + j) : d;
-      store8(gi + j, vr * ((g - vc1) - xh * vc2));
-    }
-    if (pw) store8(pw + j, load8(pw + j) + d * xh);
-    if (pb) store8(pb + j, load8(pb + j) + d);
-  }
-  for (int64_t j = n8; j < n; ++j) {
-    const double d = dy[j];
-    const double xh = (static_cast<double>(x[j]) - mean) * rstd;
-    if constexpr (kGI) {
-      const double g = kW ? d * w[j] : d;
-      gi[j] = static_cast<TOut>(rstd * ((g - c1) - xh * c2));
-    }
-    if (pw) pw[j] += d * xh;
-    if (pb) pb[j] += d;
-  }
-}
-
-template <typename TIn, typename TOut>
-using RowKernel = void (*)(int64_t, const TIn *, const TIn *, const double *, double, double,
-                           TOut *, double *, double *);
-
-template <typename TIn, typename TOut>
-RowKernel<TIn, TOut> pick_kernel(bool w, bool gi) {
-  if (w) return gi ? &row_kernel<TIn, TOut, true, true> : &row_kernel<TIn, TOut, true, false>;
-  return gi ? &row_kernel<TIn, TOut, false, true> : &row_kernel<TIn, TOut, false, false>;
-}
-
-// A row of this view is one contiguous run of FLOAT: read or written in place.
-bool row_is_dense_float(const RowView &v) {
-  return v.dtype == ACL_FLOAT && (v.inner.n == 0 || (v.inner.n == 1 && v.inner.stride[0] == 1));
+// The row kernel's kind of a dtype: 1 FLOAT, 2 FLOAT16, 3 BFLOAT16.
+int row_kind(aclDataType t) {
+  return t == ACL_FLOAT ? 1 : t == ACL_FLOAT16 ? 2 : 3;
 }
 
 // ---- the plan ------------------------------------------------------------------------------
@@ -542,19 +450,21 @@ void run_plan(const Plan &p, void *workspace) {
     w.resize(static_cast<size_t>(n));
     gather(p.w.data, p.w.dtype, p.w.inner, p.w.offset, w.data());
   }
-  // Fast path: rows of input and gradOut (and gradInput) contiguous FLOAT are read (written) in
-  // place; otherwise rows are gathered to (scattered from) double buffers.
-  const bool in_place = row_is_dense_float(p.x) && row_is_dense_float(p.dy);
-  const bool out_place = p.gi && row_is_dense_float(p.out_gi);
-  const auto k_ff = pick_kernel<float, float>(p.has_w, p.gi);
-  const auto k_fd = pick_kernel<float, double>(p.has_w, p.gi);
-  const auto k_df = pick_kernel<double, float>(p.has_w, p.gi);
-  const auto k_dd = pick_kernel<double, double>(p.has_w, p.gi);
+  // Fast path: contiguous rows of input and gradOut of one dtype are read in place, a contiguous
+  // gradInput row is written in place; otherwise rows are gathered to (scattered from) double
+  // buffers. The kernel widens and rounds exactly as gather/scatter do.
+  const bool in_place = row_is_dense(p.x) && row_is_dense(p.dy) && p.x.dtype == p.dy.dtype;
+  const bool out_place = p.gi && row_is_dense(p.out_gi);
+  const int in_kind = in_place ? row_kind(p.x.dtype) : 0;
+  int out_kind = out_place ? row_kind(p.out_gi.dtype) : 0;
+  if (in_kind != 0 && out_kind != 0 && in_kind != out_kind) out_kind = 0;  // not a kernel pair
+  const bool gi_direct = p.gi && out_kind != 0;
+  const double *wp = p.has_w ? w.data() : nullptr;
 
   // Rows [r0, r1): gather, kernel, scatter; pw/pb may be null.
   const auto do_rows = [&](int64_t r0, int64_t r1, double *pw, double *pb) {
     // Row buffers only where a row is gathered or scattered (uninitialized: always written first).
-    const int64_t bufs = (in_place ? 0 : 2) + (p.gi && !out_place ? 1 : 0);
+    const int64_t bufs = (in_place ? 0 : 2) + (p.gi && !gi_direct ? 1 : 0);
     std::unique_ptr<double[]> buf(bufs ? new double[static_cast<size_t>(bufs * padded(n))]
                                        : nullptr);
     double *xb = buf.get(), *db = in_place ? nullptr : xb + padded(n);
@@ -563,25 +473,23 @@ void run_plan(const Plan &p, void *workspace) {
     cx.seek(p.x.outer, p.x.offset, r0);
     cd.seek(p.dy.outer, p.dy.offset, r0);
     if (p.gi) cg.seek(p.out_gi.outer, p.out_gi.offset, r0);
+    const size_t es_in = dtype_size(p.x.dtype), es_out = p.gi ? dtype_size(p.out_gi.dtype) : 0;
     for (int64_t r = r0; r < r1; ++r) {
-      float *go = out_place ? reinterpret_cast<float *>(p.out_gi.data) + cg.off : nullptr;
+      const void *xr = xb, *dr = db;
       if (in_place) {
-        const float *xf = reinterpret_cast<const float *>(p.x.data) + cx.off;
-        const float *df = reinterpret_cast<const float *>(p.dy.data) + cd.off;
-        if (go)
-          k_ff(n, xf, df, w.data(), mean[r], rstd[r], go, pw, pb);
-        else
-          k_fd(n, xf, df, w.data(), mean[r], rstd[r], gb, pw, pb);
+        xr = p.x.data + cx.off * static_cast<int64_t>(es_in);
+        dr = p.dy.data + cd.off * static_cast<int64_t>(es_in);
       } else {
         gather(p.x.data, p.x.dtype, p.x.inner, cx.off, xb);
         gather(p.dy.data, p.dy.dtype, p.dy.inner, cd.off, db);
-        if (go)
-          k_df(n, xb, db, w.data(), mean[r], rstd[r], go, pw, pb);
-        else
-          k_dd(n, xb, db, w.data(), mean[r], rstd[r], gb, pw, pb);
       }
+      void *gr = gi_direct
+                     ? static_cast<void *>(p.out_gi.data + cg.off * static_cast<int64_t>(es_out))
+                     : static_cast<void *>(gb);
+      HWY_DYNAMIC_DISPATCH(LnRow)
+      (in_kind, out_kind, p.gi, n, xr, dr, wp, mean[r], rstd[r], gr, pw, pb);
       if (p.gi) {
-        if (!go) scatter(p.out_gi.data, p.out_gi.dtype, p.out_gi.inner, cg.off, gb);
+        if (!gi_direct) scatter(p.out_gi.data, p.out_gi.dtype, p.out_gi.inner, cg.off, gb);
         cg.next();
       }
       cx.next();
@@ -590,7 +498,7 @@ void run_plan(const Plan &p, void *workspace) {
   };
 
   if (!(p.gw || p.gb)) {  // gradInput only: rows in parallel, no reduction
-    parallel_for(m, std::max<int64_t>(1, 16384 / n),
+    parallel_for(m, std::max<int64_t>(1, kParallelElements / n),
                  [&](int64_t r0, int64_t r1) { do_rows(r0, r1, nullptr, nullptr); });
     return;
   }
@@ -603,7 +511,8 @@ void run_plan(const Plan &p, void *workspace) {
   // Which partial slot each requested sum uses.
   const int64_t kw = 0, kb = p.gw ? 1 : 0;
 
-  parallel_for(p.blocks, 1, [&](int64_t b0, int64_t b1) {
+  // Blocks are fixed by the shape; below kParallelElements they all run on the calling thread.
+  parallel_for(p.blocks, m * n < kParallelElements ? p.blocks : 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       double *pw = p.gw ? part(b, kw) : nullptr;
       double *pb = p.gb ? part(b, kb) : nullptr;
@@ -613,15 +522,16 @@ void run_plan(const Plan &p, void *workspace) {
     }
   });
   // Column totals: partials added in block order into block 0's slots, columns in parallel.
-  parallel_for(n, 2048, [&](int64_t j0, int64_t j1) {
-    for (int64_t k = 0; k < p.parts; ++k) {
-      double *acc = part(0, k);
-      for (int64_t b = 1; b < p.blocks; ++b) {
-        const double *src = part(b, k);
-        for (int64_t j = j0; j < j1; ++j) acc[j] += src[j];
-      }
-    }
-  });
+  parallel_for(n, std::max<int64_t>(2048, kParallelElements / p.blocks),
+               [&](int64_t j0, int64_t j1) {
+                 for (int64_t k = 0; k < p.parts; ++k) {
+                   double *acc = part(0, k);
+                   for (int64_t b = 1; b < p.blocks; ++b) {
+                     const double *src = part(b, k);
+                     for (int64_t j = j0; j < j1; ++j) acc[j] += src[j];
+                   }
+                 }
+               });
   if (p.gw) scatter(p.out_gw.data, p.out_gw.dtype, p.out_gw.inner, p.out_gw.offset, part(0, kw));
   if (p.gb) scatter(p.out_gb.data, p.out_gb.dtype, p.out_gb.inner, p.out_gb.offset, part(0, kb));
 }
@@ -878,3 +788,4 @@ extern "C" aclnnStatus aclnnLayerNormBackward(void *workspace, uint64_t workspac
   (void)stream;
   return run_executor(kOp, workspace, workspaceSize, executor);
 }
+#endif  // HWY_ONCE

@@ -2,12 +2,54 @@
 // seed's specific clauses applied first (LOGIT-EPS-NAN-1 .. LOGIT-DY-NONFINITE-1), then the general
 // rule (LOGIT-VALUE-1, LOGIT-X01-1).
 //
-// Values: x and dy are converted exactly to double; x * (1 - x) and the quotient are evaluated in
-// double (relative error below 2^-51 in all) and rounded once to the output dtype, which keeps
-// fp16/bf16 within 1 ulp and fp32 within 2 ulp of the exact value (VAL-TOL-1). eps is compared
-// with x exactly: the upper bound 1 - eps is rounded down to a double, which decides x <= 1 - eps
-// exactly for every double x.
-#include <bit>
+// Values: x and dy are exact in double; x * (1 - x) and the quotient are evaluated in double
+// (relative error below 2^-51 in all) and rounded once to the output dtype, which keeps fp16/bf16
+// within 1 ulp and fp32 within 2 ulp of the exact value (VAL-TOL-1). eps is compared with x
+// exactly: the upper bound 1 - eps is rounded down to a double, which decides x <= 1 - eps exactly
+// for every double x. The general rule runs in Highway vectors (the same IEEE operations on every
+// target, hence the same bits); the all-NaN/zero/division modes are scalar.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/logit_grad.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <limits>
+
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
+// LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1): x in [lo, hi] gives dy / (x (1 - x)), outside
+// NaN if eps < 0 or x or dy is not finite, else 0.
+void LogitGradGeneral(int in_kind, int out_kind, const void *x, const void *dy, void *out, size_t n,
+                      double lo, double hi, bool neg_eps) {
+  simd::HWY_NAMESPACE::BinaryTo(
+      in_kind, out_kind, x, dy, out, n, [&](auto dd, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
+        const auto zero = hn::Zero(dd);
+        // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
+        const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(dd, 1.0), vx)), zero);
+        const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
+        // False for NaN and infinite x.
+        const auto inside = hn::And(hn::Ge(vx, hn::Set(dd, lo)), hn::Le(vx, hn::Set(dd, hi)));
+        const auto nan = hn::Set(dd, std::numeric_limits<double>::quiet_NaN());
+        if (neg_eps) return hn::IfThenElse(inside, q, nan);
+        const auto max = hn::Set(dd, std::numeric_limits<double>::max());
+        const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
+        return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
+      });
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +58,7 @@
 #include "aclnnop/aclnn_logit_grad.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
+#include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
 #include "impl/strided_loop.hpp"
@@ -61,135 +104,37 @@ Params make_params(double eps) {
   return p;
 }
 
-// ---- conversions (branch-free so the loops vectorize; each is exact or one RNE rounding) -------
-inline double load_f16(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7fffu;
-  const uint32_t normal = (em << 13) + (112u << 23);  // rebias 15 -> 127
-  const uint32_t infnan = (em << 13) | 0x7f800000u;   // keeps the NaN payload
-  const float sub =
-      static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f;  // subnormal: em * 2^-24, exact
-  const uint32_t bits =
-      em < 0x400u ? std::bit_cast<uint32_t>(sub) : (em >= 0x7c00u ? infnan : normal);
-  return static_cast<double>(std::bit_cast<float>(bits | sign));
-}
-inline double load_bf16(uint16_t b) {
-  return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(b) << 16));
-}
+HWY_EXPORT(LogitGradGeneral);
 
-// Rounds a double to binary16 once, ties to even (same results as double_to_half).
-inline uint16_t store_f16(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const auto sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  // Normal range: round the 52-bit mantissa at bit 42 (10 bits kept); a carry bumps the exponent.
-  const uint64_t r = a + 0x1ffffffffffull + ((a >> 42) & 1u);
-  const int64_t e = static_cast<int64_t>(r >> 52) - 1023 + 15;
-  const auto normal = static_cast<uint16_t>((e << 10) | static_cast<int64_t>((r >> 42) & 0x3ffu));
-  // Subnormal range: quantum 2^-24; adding 2^52 rounds to an integer, ties to even.
-  const double q = ((ad < 0x1p-14 ? ad : 0.0) * 0x1p24 + 0x1p52) - 0x1p52;
-  const auto sub = static_cast<uint16_t>(static_cast<int64_t>(q));
-  uint16_t v = ad < 0x1p-14 ? sub : (ad >= 65520.0 ? uint16_t{0x7c00} : normal);
-  v = ad != ad ? uint16_t{0x7e00} : v;
-  return sign | v;
-}
-// Rounds a double to bfloat16 once, ties to even (same results as double_to_bf16).
-inline uint16_t store_bf16(double d) {
-  const uint64_t b = std::bit_cast<uint64_t>(d);
-  const auto sign = static_cast<uint16_t>((b >> 48) & 0x8000u);
-  const uint64_t a = b & 0x7fffffffffffffffull;
-  const double ad = std::bit_cast<double>(a);
-  const uint64_t r = a + 0xfffffffffffull + ((a >> 45) & 1u);
-  const int64_t e = static_cast<int64_t>(r >> 52) - 1023 + 127;
-  const auto normal = static_cast<uint16_t>((e << 7) | static_cast<int64_t>((r >> 45) & 0x7fu));
-  const double q = ((ad < 0x1p-126 ? ad : 0.0) * 0x1p133 + 0x1p52) - 0x1p52;
-  const auto sub = static_cast<uint16_t>(static_cast<int64_t>(q));
-  uint16_t v = ad < 0x1p-126 ? sub : (ad >= 0x1.ffp127 ? uint16_t{0x7f80} : normal);
-  v = ad != ad ? uint16_t{0x7fc0} : v;
-  return sign | v;
-}
-
-template <aclDataType DT>
-struct Io;
-template <>
-struct Io<ACL_FLOAT> {
-  using T = float;
-  static double load(T v) { return static_cast<double>(v); }
-  static T store(double d) { return static_cast<float>(d); }
-};
-template <>
-struct Io<ACL_FLOAT16> {
-  using T = uint16_t;
-  static double load(T v) { return load_f16(v); }
-  static T store(double d) { return store_f16(d); }
-};
-template <>
-struct Io<ACL_BF16> {
-  using T = uint16_t;
-  static double load(T v) { return load_bf16(v); }
-  static T store(double d) { return store_bf16(d); }
-};
-
-// The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
-// LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1), branch-free.
-inline double logit_general(double x, double dy, double lo, double hi, bool neg_eps) {
-  constexpr double kMax = std::numeric_limits<double>::max();
-  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-  // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
-  const double den = x * (1.0 - x) + 0.0;
-  const double q = dy / den;               // inf dy inside the range: an infinity by IEEE
-  const bool inside = x >= lo && x <= hi;  // false for NaN and infinite x
-  const bool nan_outside = neg_eps || !(std::fabs(dy) <= kMax) || !(std::fabs(x) <= kMax);
-  return inside ? q : (nan_outside ? kNan : 0.0);
-}
-
-// One run of n elements; strides in bytes.
-template <aclDataType DT>
-void run_general(const Params &p, const char *x, const char *dy, char *out, int64_t sx, int64_t sdy,
-                 int64_t so, int64_t n) {
-  using IO = Io<DT>;
-  using T = typename IO::T;
-  constexpr auto es = static_cast<int64_t>(sizeof(T));
-  const double lo = p.lo, hi = p.hi;
-  const bool neg = p.neg_eps;
-  if (sx == es && sdy == es && so == es) {
-    const T *xp = reinterpret_cast<const T *>(x);
-    const T *dp = reinterpret_cast<const T *>(dy);
-    T *op = reinterpret_cast<T *>(out);
-    for (int64_t i = 0; i < n; ++i) {
-      T xv, dv;
-      std::memcpy(&xv, xp + i, sizeof(T));
-      std::memcpy(&dv, dp + i, sizeof(T));
-      op[i] = IO::store(logit_general(IO::load(xv), IO::load(dv), lo, hi, neg));
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    T xv, dv;
-    std::memcpy(&xv, x + i * sx, sizeof(T));
-    std::memcpy(&dv, dy + i * sdy, sizeof(T));
-    const T r = IO::store(logit_general(IO::load(xv), IO::load(dv), lo, hi, neg));
-    std::memcpy(out + i * so, &r, sizeof(T));
+// One run of n elements; strides in bytes. Blocks of floats (in place when contiguous FLOAT); the
+// kernel writes a contiguous output directly, a strided one through a double buffer.
+void run_general(const Params &p, aclDataType t, const char *x, const char *dy, char *out,
+                 int64_t sx, int64_t sdy, int64_t so, int64_t n) {
+  const auto es = static_cast<int64_t>(dtype_size(t));
+  const bool direct = so == es;
+  const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
+  alignas(64) float bx[ew::kBlock], bdy[ew::kBlock];
+  alignas(64) double res[ew::kBlock];
+  for (int64_t done = 0; done < n; done += ew::kBlock) {
+    const int64_t m = std::min(ew::kBlock, n - done);
+    const ew::BlockInputs in =
+        ew::load_pair(x + done * sx, sx, t, dy + done * sdy, sdy, t, t, m, bx, bdy);
+    void *dst = direct ? static_cast<void *>(out + done * so) : res;
+    HWY_DYNAMIC_DISPATCH(LogitGradGeneral)
+    (in.kind, kind, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps);
+    if (!direct) ew::store_strided(out + done * so, so, t, m, res);
   }
 }
 
-template <aclDataType DT>
-void run_special(const Params &p, const char *dy, char *out, int64_t sdy, int64_t so, int64_t n) {
-  using IO = Io<DT>;
-  using T = typename IO::T;
-  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+void run_special(const Params &p, aclDataType t, const char *dy, char *out, int64_t sdy, int64_t so,
+                 int64_t n) {
   if (p.mode == Mode::kDivByZero) {  // LOGIT-EPS-EQ1-1: dy / 0
-    for (int64_t i = 0; i < n; ++i) {
-      T dv;
-      std::memcpy(&dv, dy + i * sdy, sizeof(T));
-      const T r = IO::store(IO::load(dv) / 0.0);
-      std::memcpy(out + i * so, &r, sizeof(T));
-    }
+    for (int64_t i = 0; i < n; ++i)
+      store_from_double(out + i * so, t, load_as_double(dy + i * sdy, t) / 0.0);
     return;
   }
-  const T r = IO::store(p.mode == Mode::kAllNan ? kNan : 0.0);
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * so, &r, sizeof(T));
+  const double v = p.mode == Mode::kAllNan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+  for (int64_t i = 0; i < n; ++i) store_from_double(out + i * so, t, v);
 }
 
 struct Plan {
@@ -198,35 +143,18 @@ struct Plan {
   aclDataType dtype = ACL_FLOAT;
 };
 
-template <aclDataType DT>
-void execute_typed(const Plan &plan) {
+void execute(const Plan &plan) {
   const StridedLoop<3> &l = plan.loop;
   const Params &p = plan.params;
-  parallel_for(l.numel, 1 << 15, [&](int64_t begin, int64_t end) {
+  parallel_for(l.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
     l.for_range(begin, end,
                 [&](const std::array<char *, 3> &ptr, const std::array<int64_t, 3> &st, int64_t n) {
                   if (p.mode == Mode::kGeneral)
-                    run_general<DT>(p, ptr[1], ptr[2], ptr[0], st[1], st[2], st[0], n);
+                    run_general(p, plan.dtype, ptr[1], ptr[2], ptr[0], st[1], st[2], st[0], n);
                   else
-                    run_special<DT>(p, ptr[2], ptr[0], st[2], st[0], n);
+                    run_special(p, plan.dtype, ptr[2], ptr[0], st[2], st[0], n);
                 });
   });
-}
-
-void execute(const Plan &plan) {
-  switch (plan.dtype) {
-    case ACL_FLOAT:
-      execute_typed<ACL_FLOAT>(plan);
-      break;
-    case ACL_FLOAT16:
-      execute_typed<ACL_FLOAT16>(plan);
-      break;
-    case ACL_BF16:
-      execute_typed<ACL_BF16>(plan);
-      break;
-    default:
-      break;  // rejected in phase one
-  }
 }
 
 aclnnStatus check_dtype(const char *name, const aclTensor &t, const aclTensor &x) {
@@ -311,3 +239,4 @@ extern "C" aclnnStatus aclnnLogitGrad(void *workspace, uint64_t workspaceSize,
   (void)stream;
   return run_executor(kOp, workspace, workspaceSize, executor);
 }
+#endif  // HWY_ONCE

@@ -3,13 +3,42 @@
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
 // Float dtypes: the factor and the product in double (relative error below 2^-51), rounded once to
-// the output dtype. INT8/INT32 (SELU-INT-1): the exact value is needed to round to nearest even, so
-// the factor is a double-double (lambda and lambda*alpha from the spec's 32-digit decimals), the
-// product is formed exactly with an FMA, and ew::round_dd_to_int rounds and saturates.
-//
-// The kernels are compiled three times (AVX-512, AVX2+FMA, baseline x86-64) and one is chosen
-// per call; all three compute bit-identical results (the same IEEE operations, FMA in all of them:
-// the baseline build calls the correctly rounded libm fma).
+// the output dtype, in Highway vectors (the same IEEE operations on every target, so every target
+// gives the same bits). The inputs are exact in float; a block is staged through L1 only where it
+// is not already a contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the
+// exact value is needed to round to nearest even, so the factor is a double-double (lambda and
+// lambda*alpha from the spec's 32-digit decimals), the product is formed exactly with an FMA, and
+// ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/selu_backward.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "impl/elementwise_math.hpp"
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
+void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
+  simd::HWY_NAMESPACE::BinaryTo(
+      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+        const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
+        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+        const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
+                                 hn::Set(dd, ew::kSeluLambdaAlphaLo));
+        return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(dd)), lambda, neg));
+      });
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -17,6 +46,7 @@
 #include "aclnnop/aclnn_selu_backward.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
+#include "impl/elementwise_io.hpp"
 #include "impl/elementwise_math.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
@@ -27,15 +57,6 @@ namespace {
 
 constexpr const char *kOp = "aclnnSeluBackward";
 
-struct TF32 {
-  using S = float;
-};
-struct TF16 {
-  using S = uint16_t;
-};
-struct TBF16 {
-  using S = uint16_t;
-};
 struct TI8 {
   using S = int8_t;
 };
@@ -43,133 +64,82 @@ struct TI32 {
   using S = int32_t;
 };
 
+// Integers: y and dy exact, no NaN/inf. Factor f = fh + fl (double-double).
 template <typename T>
-ACLNN_EW_INLINE double decode(typename T::S s) {
-  if constexpr (std::is_same_v<T, TF16>)
-    return half_to_float(s);
-  else if constexpr (std::is_same_v<T, TBF16>)
-    return bf16_to_float(s);
-  else
-    return static_cast<double>(s);
-}
-
-template <typename T>
-ACLNN_EW_INLINE typename T::S selu_grad(typename T::S dy_s, typename T::S y_s) {
-  const double dy = decode<T>(dy_s), y = decode<T>(y_s);
-  if constexpr (std::is_same_v<T, TI8> || std::is_same_v<T, TI32>) {
-    // Integers: y and dy exact, no NaN/inf. Factor f = fh + fl (double-double).
-    double fh, fl;
-    if (y >= 0) {
-      fh = ew::kSeluLambdaHi;
-      fl = ew::kSeluLambdaLo;
-    } else {
-      double e;
-      ew::two_sum(y, ew::kSeluLambdaAlphaHi, fh, e);
-      fl = e + ew::kSeluLambdaAlphaLo;
-    }
-    double p, pe;
-    ew::two_prod(dy, fh, p, pe);
-    return ew::round_dd_to_int<typename T::S>(p, pe + dy * fl);
+typename T::S selu_grad_int(typename T::S dy_s, typename T::S y_s) {
+  const double dy = static_cast<double>(dy_s), y = static_cast<double>(y_s);
+  double fh, fl;
+  if (y >= 0) {
+    fh = ew::kSeluLambdaHi;
+    fl = ew::kSeluLambdaLo;
   } else {
-    // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-    const double f =
-        y >= 0 ? ew::kSeluLambdaHi : (y + ew::kSeluLambdaAlphaHi) + ew::kSeluLambdaAlphaLo;
-    const double v = dy * f;
-    if constexpr (std::is_same_v<T, TF32>)
-      return static_cast<float>(v);
-    else if constexpr (std::is_same_v<T, TF16>)
-      return double_to_half(v);
-    else
-      return double_to_bf16(v);
+    double e;
+    ew::two_sum(y, ew::kSeluLambdaAlphaHi, fh, e);
+    fl = e + ew::kSeluLambdaAlphaLo;
   }
+  double p, pe;
+  ew::two_prod(dy, fh, p, pe);
+  return ew::round_dd_to_int<typename T::S>(p, pe + dy * fl);
 }
 
-// One inner run: n elements with byte strides s (gradInput, gradOutput, result).
+// One inner run of an integer dtype: n elements with byte strides (gradInput, gradOutput, result).
 template <typename T>
-ACLNN_EW_INLINE void selu_run_body(char *out, const char *dy, const char *y, int64_t so,
-                                   int64_t sdy, int64_t sy, int64_t n) {
+void selu_run_int(char *out, const char *dy, const char *y, int64_t so, int64_t sdy, int64_t sy,
+                  int64_t n) {
   using S = typename T::S;
-  constexpr auto es = static_cast<int64_t>(sizeof(S));
-  if (so == es && sdy == es && sy == es) {  // contiguous fast path (vectorizable)
-    S *o = reinterpret_cast<S *>(out);
-    const S *a = reinterpret_cast<const S *>(dy);
-    const S *b = reinterpret_cast<const S *>(y);
-    for (int64_t i = 0; i < n; ++i) o[i] = selu_grad<T>(a[i], b[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) {
-      S a, b;
-      std::memcpy(&a, dy + i * sdy, sizeof a);
-      std::memcpy(&b, y + i * sy, sizeof b);
-      const S r = selu_grad<T>(a, b);
-      std::memcpy(out + i * so, &r, sizeof r);
+  for (int64_t i = 0; i < n; ++i) {
+    S a, b;
+    std::memcpy(&a, dy + i * sdy, sizeof a);
+    std::memcpy(&b, y + i * sy, sizeof b);
+    const S r = selu_grad_int<T>(a, b);
+    std::memcpy(out + i * so, &r, sizeof r);
+  }
+}
+
+HWY_EXPORT(SeluGradFloat);
+
+// One inner run of a float dtype, in blocks: inputs as floats (in place when contiguous FLOAT),
+// the kernel writes a contiguous output directly, a strided one through a double buffer.
+void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int64_t so,
+                    int64_t sdy, int64_t sy, int64_t n) {
+  const auto es = static_cast<int64_t>(dtype_size(t));
+  const bool direct = so == es;
+  const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
+  alignas(64) float bdy[ew::kBlock], by[ew::kBlock];
+  alignas(64) double res[ew::kBlock];
+  for (int64_t done = 0; done < n; done += ew::kBlock) {
+    const int64_t m = std::min(ew::kBlock, n - done);
+    const ew::BlockInputs in =
+        ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
+    if (direct) {
+      HWY_DYNAMIC_DISPATCH(SeluGradFloat)
+      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
+    } else {
+      HWY_DYNAMIC_DISPATCH(SeluGradFloat)(in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
+      ew::store_strided(out + done * so, so, t, m, res);
     }
-  }
-}
-
-using RunFn = void (*)(char *, const char *, const char *, int64_t, int64_t, int64_t, int64_t);
-
-#define ACLNN_SELU_VARIANTS(T)                                                                   \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))) void run_##T##_avx512(  \
-      char *o, const char *a, const char *b, int64_t so, int64_t sa, int64_t sb, int64_t n) {    \
-    selu_run_body<T>(o, a, b, so, sa, sb, n);                                                    \
-  }                                                                                              \
-  __attribute__((target("avx2,fma"))) void run_##T##_avx2(                                       \
-      char *o, const char *a, const char *b, int64_t so, int64_t sa, int64_t sb, int64_t n) {    \
-    selu_run_body<T>(o, a, b, so, sa, sb, n);                                                    \
-  }                                                                                              \
-  void run_##T##_base(char *o, const char *a, const char *b, int64_t so, int64_t sa, int64_t sb, \
-                      int64_t n) {                                                               \
-    selu_run_body<T>(o, a, b, so, sa, sb, n);                                                    \
-  }                                                                                              \
-  RunFn pick_##T(int isa) {                                                                      \
-    return isa == 2 ? run_##T##_avx512 : isa == 1 ? run_##T##_avx2 : run_##T##_base;             \
-  }
-
-ACLNN_SELU_VARIANTS(TF32)
-ACLNN_SELU_VARIANTS(TF16)
-ACLNN_SELU_VARIANTS(TBF16)
-ACLNN_SELU_VARIANTS(TI8)
-ACLNN_SELU_VARIANTS(TI32)
-#undef ACLNN_SELU_VARIANTS
-
-int isa_level() {
-  static const int level = [] {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-      return 2;
-    return avx2 ? 1 : 0;
-  }();
-  return level;
-}
-
-RunFn kernel_for(aclDataType t) {
-  const int isa = isa_level();
-  switch (t) {
-    case ACL_FLOAT:
-      return pick_TF32(isa);
-    case ACL_FLOAT16:
-      return pick_TF16(isa);
-    case ACL_BF16:
-      return pick_TBF16(isa);
-    case ACL_INT8:
-      return pick_TI8(isa);
-    default:
-      return pick_TI32(isa);  // ACL_INT32; others excluded by SELU-DTYPE-1
   }
 }
 
 struct Plan {
   StridedLoop<3> loop;  // gradInput, gradOutput, result
-  RunFn run = nullptr;
+  aclDataType dtype = ACL_FLOAT;
 };
 
 void run_plan(const Plan &plan) {
-  parallel_for(plan.loop.numel, 32768, [&plan](int64_t begin, int64_t end) {
-    plan.loop.for_range(begin, end,
-                        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s,
-                            int64_t n) { plan.run(p[0], p[1], p[2], s[0], s[1], s[2], n); });
+  parallel_for(plan.loop.numel, ew::kParallelGrain, [&plan](int64_t begin, int64_t end) {
+    plan.loop.for_range(
+        begin, end,
+        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s, int64_t n) {
+          switch (plan.dtype) {
+            case ACL_INT8:
+              return selu_run_int<TI8>(p[0], p[1], p[2], s[0], s[1], s[2], n);
+            case ACL_INT32:
+              return selu_run_int<TI32>(p[0], p[1], p[2], s[0], s[1], s[2], n);
+            default:
+              return selu_run_float(plan.dtype, p[0], p[1], p[2], s[0], s[1], s[2], n);
+          }
+        });
   });
 }
 
@@ -247,7 +217,7 @@ extern "C" aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOu
         kOp, 0, [](void *) {}, workspaceSize, executor);
   Plan plan;
   plan.loop = StridedLoop<3>::make(gradOutput->view_dims, {gradInput, gradOutput, result});
-  plan.run = kernel_for(gradOutput->dtype);
+  plan.dtype = gradOutput->dtype;
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }
@@ -256,3 +226,4 @@ extern "C" aclnnStatus aclnnSeluBackward(void *workspace, uint64_t workspaceSize
                                          aclOpExecutor *executor, aclrtStream /*stream*/) {
   return run_executor(kOp, workspace, workspaceSize, executor);
 }
+#endif  // HWY_ONCE

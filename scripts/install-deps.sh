@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libboost-dev libmpfr-dev libgmp-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libsleef-dev
+  libsleef-dev libhwy-dev
   clang-format
   python3 python3-numpy
   libssl-dev

@@ -21,18 +21,6 @@
 #include "impl/dtype.hpp"
 #include "impl/tensor.hpp"
 
-// The library's vectorizable conversions (impl/layer_norm_backward.cpp), compared below with the
-// reference conversions of impl/dtype.hpp.
-namespace aclnn_cpu::layer_norm_detail {
-float half_bits_to_float(uint16_t h);
-uint16_t double_to_half_bits(double d);
-uint16_t double_to_bf16_bits(double d);
-void half_run_to_double(const uint16_t *p, int64_t n, double *out);
-void bf16_run_to_double(const uint16_t *p, int64_t n, double *out);
-void double_run_to_half(const double *in, int64_t n, uint16_t *p);
-void double_run_to_bf16(const double *in, int64_t n, uint16_t *p);
-}  // namespace aclnn_cpu::layer_norm_detail
-
 namespace {
 
 using aclnn_cpu::dtype_size;
@@ -792,77 +780,6 @@ TEST(LayerNormBackward, AccuracyAgainstExactSums_VAL_TOL_1) {
                    << "dtype " << v.dt << " cancel " << v.cancel << " w " << with_w);
       check_accuracy(*c);
     }
-  }
-}
-
-// The vectorizable conversions of the op agree with dtype.hpp's reference conversions.
-TEST(LayerNormBackward, FastConversionsMatchReference) {
-  using namespace aclnn_cpu::layer_norm_detail;
-  for (uint32_t b = 0; b < 65536; ++b) {
-    const float ref = aclnn_cpu::half_to_float(static_cast<uint16_t>(b));
-    const float got = half_bits_to_float(static_cast<uint16_t>(b));
-    if (std::isnan(ref))
-      ASSERT_TRUE(std::isnan(got)) << b;
-    else
-      ASSERT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(ref)) << b;
-  }
-  std::mt19937_64 rng(3);
-  std::vector<double> probes = {0.0,        -0.0,       INFINITY,   -INFINITY, NAN,      65504.0,
-                                65519.99,   65520.0,    0x1p-14,    0x1p-24,   0x1p-25,  0x1.8p-25,
-                                0x1p-26,    0x1.ffp127, 0x1.fep127, 0x1p-126,  0x1p-133, 0x1p-134,
-                                0x1.8p-134, 1e300,      -1e-300,    3.0e38,    3.5e38};
-  // Midpoints between neighbouring 16-bit values and a hair either side (ties to even).
-  for (uint32_t b = 0; b < 0x7c00; b += 7) {
-    const double lo = aclnn_cpu::half_to_float(b), hi = aclnn_cpu::half_to_float(b + 1);
-    const double mid = (lo + hi) / 2;
-    probes.insert(probes.end(), {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e9), -mid});
-  }
-  for (uint32_t b = 0; b < 0x7f80; b += 5) {
-    const double lo = aclnn_cpu::bf16_to_float(b), hi = aclnn_cpu::bf16_to_float(b + 1);
-    const double mid = (lo + hi) / 2;
-    probes.insert(probes.end(), {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300), -mid});
-  }
-  for (int i = 0; i < 200000; ++i) probes.push_back(std::bit_cast<double>(rng()));
-  // The vectorized run versions (eight at a time, then a scalar tail) agree element for element:
-  // decoding all 65536 patterns, and encoding every probe.
-  std::vector<uint16_t> all(65536 + 3);
-  for (uint32_t b = 0; b < all.size(); ++b) all[b] = static_cast<uint16_t>(b);
-  std::vector<double> dec(all.size());
-  half_run_to_double(all.data(), static_cast<int64_t>(all.size()), dec.data());
-  for (uint32_t b = 0; b < all.size(); ++b) {
-    const double ref = aclnn_cpu::half_to_float(all[b]);
-    ASSERT_TRUE(std::isnan(ref) ? std::isnan(dec[b])
-                                : std::bit_cast<uint64_t>(dec[b]) == std::bit_cast<uint64_t>(ref))
-        << b;
-  }
-  bf16_run_to_double(all.data(), static_cast<int64_t>(all.size()), dec.data());
-  for (uint32_t b = 0; b < all.size(); ++b) {
-    const double ref = aclnn_cpu::bf16_to_float(all[b]);
-    ASSERT_TRUE(std::isnan(ref) ? std::isnan(dec[b])
-                                : std::bit_cast<uint64_t>(dec[b]) == std::bit_cast<uint64_t>(ref))
-        << b;
-  }
-  std::vector<uint16_t> enc_h(probes.size()), enc_b(probes.size());
-  double_run_to_half(probes.data(), static_cast<int64_t>(probes.size()), enc_h.data());
-  double_run_to_bf16(probes.data(), static_cast<int64_t>(probes.size()), enc_b.data());
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const double d = probes[i];
-    if (std::isnan(d)) {
-      EXPECT_TRUE(std::isnan(aclnn_cpu::half_to_float(enc_h[i])));
-      EXPECT_TRUE(std::isnan(aclnn_cpu::bf16_to_float(enc_b[i])));
-      continue;
-    }
-    ASSERT_EQ(enc_h[i], aclnn_cpu::double_to_half(d)) << d;
-    ASSERT_EQ(enc_b[i], aclnn_cpu::double_to_bf16(d)) << d;
-  }
-  for (double d : probes) {
-    if (std::isnan(d)) {
-      EXPECT_TRUE(std::isnan(aclnn_cpu::half_to_float(double_to_half_bits(d))));
-      EXPECT_TRUE(std::isnan(aclnn_cpu::bf16_to_float(double_to_bf16_bits(d))));
-      continue;
-    }
-    ASSERT_EQ(double_to_half_bits(d), aclnn_cpu::double_to_half(d)) << d;
-    ASSERT_EQ(double_to_bf16_bits(d), aclnn_cpu::double_to_bf16(d)) << d;
   }
 }
 

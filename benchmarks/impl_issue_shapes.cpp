@@ -1,0 +1,402 @@
+// Issue 14's measurement, through the public ABI: each op at 16 M elements (elementwise 16 M,
+// LayerNorm (16384, 1024), GroupedBiasAddGrad (65536, 1024) with 64 groups), fp32/bf16/fp16,
+// 1 and 2 threads, plus 1 M elements, a strided and a broadcast case and a one-element call; and
+// the memory floor in the same run (STREAM-style triad and read over the same bytes, 1 and 2
+// threads). Each large case times single calls (both phases, preallocated outputs) repeated 7
+// times; benchmarks/perf_report.py takes the medians and writes docs/performance.md.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_gelu_backward.h"
+#include "aclnnop/aclnn_grouped_bias_add_grad.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_logit_grad.h"
+#include "aclnnop/aclnn_selu_backward.h"
+
+namespace {
+
+constexpr int64_t k16M = int64_t{1} << 24;
+constexpr int64_t k1M = int64_t{1} << 20;
+
+void set_threads(int64_t n) {
+  setenv("ACLNN_CPU_NUM_THREADS", std::to_string(n).c_str(), 1);
+}
+
+size_t esize(aclDataType dt) {
+  return dt == ACL_FLOAT ? 4 : dt == ACL_INT64 ? 8 : 2;
+}
+
+// Benchmark data only: float -> bf16 (nearest even) and -> fp16 (normal range, truncated).
+uint16_t to16(float f, aclDataType dt) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (dt == ACL_BF16) return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+  const uint32_t sign = (u >> 16) & 0x8000, exp = (u >> 23) & 0xff, mant = u & 0x7fffff;
+  if (exp < 113) return static_cast<uint16_t>(sign);
+  if (exp > 142) return static_cast<uint16_t>(sign | 0x7bff);
+  return static_cast<uint16_t>(sign | ((exp - 112) << 10) | (mant >> 13));
+}
+
+// A zero-initialised (pre-faulted) buffer of n elements of dt, filled by gen(i) when given.
+struct Buf {
+  std::vector<unsigned char> mem;
+  aclDataType dt;
+  Buf(int64_t n, aclDataType t, const std::function<float(int64_t)> &gen = {})
+      : mem(static_cast<size_t>(n) * esize(t)), dt(t) {
+    if (!gen) return;
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = gen(i);
+      if (t == ACL_FLOAT) {
+        std::memcpy(&mem[i * 4], &v, 4);
+      } else {
+        const uint16_t h = to16(v, t);
+        std::memcpy(&mem[i * 2], &h, 2);
+      }
+    }
+  }
+  aclTensor *view(const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+    const int64_t sd[] = {static_cast<int64_t>(mem.size() / esize(dt))};
+    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), 0, ACL_FORMAT_ND, sd, 1,
+                           mem.data());
+  }
+  aclTensor *dense(const std::vector<int64_t> &dims) {
+    std::vector<int64_t> st(dims.size(), 1);
+    for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * dims[i + 1];
+    return view(dims, st);
+  }
+};
+
+// Cheap deterministic pseudo-random numbers in [0, 1).
+float unit(int64_t i) {
+  uint64_t z = static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+  z ^= z >> 29;
+  return static_cast<float>(z >> 40) * 0x1p-24f;
+}
+float normalish(int64_t i) {
+  return 4.0f * (unit(i) + unit(i + 7777777) - 1.0f);
+}  // in (-4, 4)
+
+// One prepared case: call() runs both phases once.
+struct Case {
+  std::vector<std::unique_ptr<Buf>> bufs;
+  std::vector<aclTensor *> tensors;
+  aclIntArray *ints = nullptr;
+  aclBoolArray *bools = nullptr;
+  std::vector<unsigned char> workspace;
+  std::function<aclnnStatus(Case &)> call;
+  Buf &add(std::unique_ptr<Buf> b) {
+    bufs.push_back(std::move(b));
+    return *bufs.back();
+  }
+  aclTensor *keep(aclTensor *t) {
+    tensors.push_back(t);
+    return t;
+  }
+  ~Case() {
+    for (auto *t : tensors) aclDestroyTensor(t);
+    if (ints) aclDestroyIntArray(ints);
+    if (bools) aclDestroyBoolArray(bools);
+  }
+};
+
+template <typename GetWs, typename Run>
+aclnnStatus two_phase(Case &c, GetWs get_ws, Run run) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st = get_ws(&ws, &ex);
+  if (st != ACLNN_SUCCESS) return st;
+  if (c.workspace.size() < ws) c.workspace.resize(ws);
+  return run(c.workspace.data(), ws, ex);
+}
+
+enum Layout { kDense = 0, kStrided = 1, kBroadcast = 2 };
+
+std::unique_ptr<Case> make_elementwise(const std::string &op, aclDataType dt, int64_t n,
+                                       Layout layout) {
+  auto c = std::make_unique<Case>();
+  const int64_t stride = layout == kStrided ? 3 : 1;
+  const int64_t storage = n * stride;
+  const bool logit = op == "LogitGrad", selu = op == "SeluBackward";
+  auto gen_x = [&](int64_t i) {
+    if (logit) return 0.001f + 0.998f * unit(i);
+    const float x = normalish(i);
+    return selu && x < 0 ? 1.7581f * (std::exp(x) - 1.0f) : x;
+  };
+  Buf &dy = c->add(std::make_unique<Buf>(storage, dt, [](int64_t i) { return normalish(i + 99); }));
+  Buf &out = c->add(std::make_unique<Buf>(storage, dt));
+  aclTensor *tdy, *tx, *tout;
+  if (layout == kBroadcast) {  // GeluBackward only: self (1024) broadcast over gradOutput rows
+    Buf &x = c->add(std::make_unique<Buf>(1024, dt, gen_x));
+    tdy = c->keep(dy.dense({n / 1024, 1024}));
+    tx = c->keep(x.dense({1024}));
+    tout = c->keep(out.dense({n / 1024, 1024}));
+  } else {
+    Buf &x = c->add(std::make_unique<Buf>(storage, dt, gen_x));
+    tdy = c->keep(dy.view({n}, {stride}));
+    tx = c->keep(x.view({n}, {stride}));
+    tout = c->keep(out.view({n}, {stride}));
+  }
+  if (op == "GeluBackward")
+    c->call = [=](Case &k) {
+      return two_phase(
+          k,
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnGeluBackwardGetWorkspaceSize(tdy, tx, tout, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnGeluBackward(p, w, e, nullptr);
+          });
+    };
+  else if (selu)
+    c->call = [=](Case &k) {
+      return two_phase(
+          k,
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnSeluBackwardGetWorkspaceSize(tdy, tx, tout, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnSeluBackward(p, w, e, nullptr);
+          });
+    };
+  else  // eps < 0: x in [0, 1] uses the formula, as PyTorch's logit_backward without eps
+    c->call = [=](Case &k) {
+      return two_phase(
+          k,
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnLogitGradGetWorkspaceSize(tx, tdy, -1.0, tout, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+    };
+  return c;
+}
+
+// (m, n) rows normalised over n, all three outputs; mean/rstd/weight FLOAT.
+std::unique_ptr<Case> make_layer_norm(aclDataType dt, int64_t m, int64_t n) {
+  auto c = std::make_unique<Case>();
+  aclTensor *dy = c->keep(c->add(std::make_unique<Buf>(m * n, dt, [](int64_t i) {
+                             return normalish(i);
+                           })).dense({m, n}));
+  aclTensor *x = c->keep(c->add(std::make_unique<Buf>(m * n, dt, [](int64_t i) {
+                            return normalish(i + 5);
+                          })).dense({m, n}));
+  aclTensor *gi = c->keep(c->add(std::make_unique<Buf>(m * n, dt)).dense({m, n}));
+  aclTensor *mean = c->keep(c->add(std::make_unique<Buf>(m, ACL_FLOAT, [](int64_t i) {
+                               return 0.1f * normalish(i);
+                             })).dense({m, 1}));
+  aclTensor *rstd = c->keep(c->add(std::make_unique<Buf>(m, ACL_FLOAT, [](int64_t i) {
+                               return 0.5f + unit(i);
+                             })).dense({m, 1}));
+  aclTensor *w = c->keep(c->add(std::make_unique<Buf>(n, ACL_FLOAT, [](int64_t i) {
+                            return normalish(i + 3);
+                          })).dense({n}));
+  aclTensor *gw = c->keep(c->add(std::make_unique<Buf>(n, ACL_FLOAT)).dense({n}));
+  aclTensor *gb = c->keep(c->add(std::make_unique<Buf>(n, ACL_FLOAT)).dense({n}));
+  const int64_t ns[] = {n};
+  c->ints = aclCreateIntArray(ns, 1);
+  const bool mask[] = {true, true, true};
+  c->bools = aclCreateBoolArray(mask, 3);
+  c->call = [=](Case &k) {
+    return two_phase(
+        k,
+        [&](uint64_t *ws, aclOpExecutor **e) {
+          return aclnnLayerNormBackwardGetWorkspaceSize(dy, x, k.ints, mean, rstd, w, nullptr,
+                                                        k.bools, gi, gw, gb, ws, e);
+        },
+        [&](void *p, uint64_t ws, aclOpExecutor *e) {
+          return aclnnLayerNormBackward(p, ws, e, nullptr);
+        });
+  };
+  return c;
+}
+
+// gradY (rows, h) in `groups` equal groups given by end offsets.
+std::unique_ptr<Case> make_gbag(aclDataType dt, int64_t rows, int64_t h, int64_t groups) {
+  auto c = std::make_unique<Case>();
+  aclTensor *gy = c->keep(c->add(std::make_unique<Buf>(rows * h, dt, [](int64_t i) {
+                             return normalish(i);
+                           })).dense({rows, h}));
+  Buf &idx = c->add(std::make_unique<Buf>(groups, ACL_INT64));
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t end = rows * (g + 1) / groups;
+    std::memcpy(&idx.mem[g * 8], &end, 8);
+  }
+  aclTensor *gi = c->keep(idx.dense({groups}));
+  aclTensor *out = c->keep(c->add(std::make_unique<Buf>(groups * h, dt)).dense({groups, h}));
+  c->call = [=](Case &k) {
+    return two_phase(
+        k,
+        [&](uint64_t *ws, aclOpExecutor **e) {
+          return aclnnGroupedBiasAddGradGetWorkspaceSize(gy, gi, out, ws, e);
+        },
+        [&](void *p, uint64_t ws, aclOpExecutor *e) {
+          return aclnnGroupedBiasAddGrad(p, ws, e, nullptr);
+        });
+  };
+  return c;
+}
+
+// The case being measured stays built across the repetitions of one benchmark.
+std::string g_key;
+std::unique_ptr<Case> g_case;
+
+void run_case(benchmark::State &state, const std::string &key, int64_t threads,
+              const std::function<std::unique_ptr<Case>()> &make) {
+  if (g_key != key) {
+    g_case.reset();
+    g_case = make();
+    g_key = key;
+    set_threads(threads);
+    if (g_case->call(*g_case) != ACLNN_SUCCESS) {  // warm-up: pool threads, first touch
+      state.SkipWithError(aclGetRecentErrMsg());
+      return;
+    }
+  }
+  set_threads(threads);
+  for (auto _ : state) {
+    if (g_case->call(*g_case) != ACLNN_SUCCESS) {
+      state.SkipWithError(aclGetRecentErrMsg());
+      break;
+    }
+    benchmark::ClobberMemory();
+  }
+}
+
+const char *dt_name(aclDataType dt) {
+  return dt == ACL_FLOAT ? "fp32" : dt == ACL_BF16 ? "bf16" : "fp16";
+}
+
+// ---- memory floor ------------------------------------------------------------------------------
+// a = b + s*c over `bytes` per array (two reads and one write, like a binary elementwise op), and a
+// read of `bytes` (like a reduction), split over `threads` threads.
+std::vector<float> g_a, g_b, g_c;
+void ensure_floor_arrays(size_t n) {
+  if (g_a.size() >= n) return;
+  g_a.assign(n, 0.0f);
+  g_b.assign(n, 1.0f);
+  g_c.assign(n, 2.0f);
+}
+template <typename F>
+void in_threads(int threads, size_t n, F f) {
+  if (threads == 1) return f(size_t{0}, n);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) ts.emplace_back(f, n * t / threads, n * (t + 1) / threads);
+  for (auto &t : ts) t.join();
+}
+void BM_FloorTriad(benchmark::State &state) {
+  const auto n = static_cast<size_t>(state.range(0)) / 4;
+  const int threads = static_cast<int>(state.range(1));
+  ensure_floor_arrays(n);
+  for (auto _ : state) {
+    in_threads(threads, n, [](size_t b, size_t e) {
+      float *a = g_a.data();
+      const float *x = g_b.data(), *y = g_c.data();
+      for (size_t i = b; i < e; ++i) a[i] = x[i] + 3.0f * y[i];
+    });
+    benchmark::ClobberMemory();
+  }
+}
+void BM_FloorRead(benchmark::State &state) {
+  const auto n = static_cast<size_t>(state.range(0)) / 4;
+  const int threads = static_cast<int>(state.range(1));
+  ensure_floor_arrays(n);
+  for (auto _ : state) {
+    std::vector<uint32_t> sums(static_cast<size_t>(threads));
+    in_threads(threads, n, [&](size_t b, size_t e) {
+      const auto *p = reinterpret_cast<const uint32_t *>(g_b.data());
+      uint32_t s = 0;
+      for (size_t i = b; i < e; ++i) s += p[i];
+      sums[b * static_cast<size_t>(threads) / n] = s;
+    });
+    benchmark::DoNotOptimize(sums.data());
+  }
+}
+
+void timed_calls(benchmark::internal::Benchmark *b) {
+  b->Iterations(1)->Repetitions(7)->ReportAggregatesOnly(true)->UseRealTime()->Unit(
+      benchmark::kMillisecond);
+}
+
+int register_all() {
+  const aclDataType dts[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
+  for (const std::string op : {"GeluBackward", "SeluBackward", "LogitGrad"}) {
+    for (aclDataType dt : dts)
+      for (int t : {1, 2}) {
+        const std::string name = "Case/" + op + "/" + dt_name(dt) + "/16M/t" + std::to_string(t);
+        timed_calls(benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &s) {
+          run_case(s, name, t, [=] { return make_elementwise(op, dt, k16M, kDense); });
+        }));
+      }
+    for (int t : {1, 2}) {
+      const std::string n1 = "Case/" + op + "/fp32/1M/t" + std::to_string(t);
+      timed_calls(benchmark::RegisterBenchmark(n1.c_str(), [=](benchmark::State &s) {
+        run_case(s, n1, t, [=] { return make_elementwise(op, ACL_FLOAT, k1M, kDense); });
+      }));
+      const std::string ns = "Case/" + op + "/fp32/1M_stride3/t" + std::to_string(t);
+      timed_calls(benchmark::RegisterBenchmark(ns.c_str(), [=](benchmark::State &s) {
+        run_case(s, ns, t, [=] { return make_elementwise(op, ACL_FLOAT, k1M, kStrided); });
+      }));
+    }
+    // One element, both phases: call overhead.
+    const std::string n1e = "Call/" + op + "/fp32/1";
+    benchmark::RegisterBenchmark(
+        n1e.c_str(),
+        [=](benchmark::State &s) {
+          run_case(s, n1e, 1, [=] { return make_elementwise(op, ACL_FLOAT, 1, kDense); });
+        })
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.2);
+  }
+  for (int t : {1, 2}) {
+    const std::string nb = "Case/GeluBackward/fp32/16M_broadcast_row/t" + std::to_string(t);
+    timed_calls(benchmark::RegisterBenchmark(nb.c_str(), [=](benchmark::State &s) {
+      run_case(s, nb, t,
+               [=] { return make_elementwise("GeluBackward", ACL_FLOAT, k16M, kBroadcast); });
+    }));
+  }
+  for (aclDataType dt : dts)
+    for (int t : {1, 2}) {
+      const std::string nl = std::string("Case/LayerNormBackward/") + dt_name(dt) +
+                             "/16384x1024/t" + std::to_string(t);
+      timed_calls(benchmark::RegisterBenchmark(nl.c_str(), [=](benchmark::State &s) {
+        run_case(s, nl, t, [=] { return make_layer_norm(dt, 16384, 1024); });
+      }));
+      const std::string ng = std::string("Case/GroupedBiasAddGrad/") + dt_name(dt) +
+                             "/65536x1024_g64/t" + std::to_string(t);
+      timed_calls(benchmark::RegisterBenchmark(ng.c_str(), [=](benchmark::State &s) {
+        run_case(s, ng, t, [=] { return make_gbag(dt, 65536, 1024, 64); });
+      }));
+    }
+  for (int t : {1, 2}) {
+    const std::string nl = "Case/LayerNormBackward/fp32/1024x1024/t" + std::to_string(t);
+    timed_calls(benchmark::RegisterBenchmark(nl.c_str(), [=](benchmark::State &s) {
+      run_case(s, nl, t, [=] { return make_layer_norm(ACL_FLOAT, 1024, 1024); });
+    }));
+    const std::string ng = "Case/GroupedBiasAddGrad/fp32/1024x1024_g64/t" + std::to_string(t);
+    timed_calls(benchmark::RegisterBenchmark(ng.c_str(), [=](benchmark::State &s) {
+      run_case(s, ng, t, [=] { return make_gbag(ACL_FLOAT, 1024, 1024, 64); });
+    }));
+  }
+  // Floors: bytes per array = 16 M elements of 4 and 2 bytes, 64 M of 4 and 2 (GroupedBiasAddGrad
+  // reads (65536, 1024)), 1 M of 4.
+  for (int64_t bytes : {k16M * 4, k16M * 2, k1M * 4})
+    for (int t : {1, 2})
+      timed_calls(benchmark::RegisterBenchmark("Floor/triad", BM_FloorTriad)->Args({bytes, t}));
+  for (int64_t bytes : {k16M * 16, k16M * 8, k1M * 4})
+    for (int t : {1, 2})
+      timed_calls(benchmark::RegisterBenchmark("Floor/read", BM_FloorRead)->Args({bytes, t}));
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace

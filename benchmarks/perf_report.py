@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Issue 14's performance report: the library against PyTorch and the memory floor, in one run.
+
+Runs build/benchmarks/bench_impl (cases Case/*, Floor/*, Call/*: median of 7 single calls through
+the public ABI, both phases, preallocated outputs), then the same shapes with PyTorch's out=
+kernels where python3-torch is installed (benchmarks/install-torch.sh; skipped otherwise), and
+rewrites the generated section of docs/performance.md. Run it with Debian's python
+(/usr/bin/python3) so that python3-torch is found:
+
+    cmake --build build --target bench_impl
+    /usr/bin/python3 benchmarks/perf_report.py [--build build] [--doc docs/performance.md]
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+BEGIN = "<!-- perf_report.py: begin (generated, do not edit by hand) -->"
+END = "<!-- perf_report.py: end -->"
+M16 = 1 << 24
+
+
+def run_library(build):
+    exe = os.path.join(build, "benchmarks", "bench_impl")
+    out = subprocess.run(
+        [exe, "--benchmark_filter=^(Case|Floor|Call)/", "--benchmark_format=json"],
+        check=True, capture_output=True, text=True).stdout
+    data = json.loads(out)
+    med = {}
+    for b in data["benchmarks"]:
+        name = b["run_name"] if "run_name" in b else b["name"]
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") != "median":
+                continue
+        unit = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9}[b["time_unit"]]
+        med[name.split("/iterations")[0].split("/min_time")[0]] = b["real_time"] * unit
+    return med, data.get("context", {})
+
+
+def torch_medians(threads):
+    """Median of 7 calls of PyTorch's kernels on the same shapes; {} if torch is missing."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    res = {}
+
+    def timed(key, f):
+        try:
+            f()
+            ts = []
+            for _ in range(7):
+                t = time.perf_counter()
+                f()
+                ts.append(time.perf_counter() - t)
+            res[key] = statistics.median(ts)
+        except Exception as e:  # no kernel for the dtype
+            res[key] = None
+            res[key + ":error"] = str(e).split("\n")[0][:80]
+
+    g = torch.Generator().manual_seed(1)
+    for dname, dt in (("fp32", torch.float32), ("bf16", torch.bfloat16), ("fp16", torch.float16)):
+        dy = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
+        x = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
+        xu = (torch.rand(M16, generator=g) * 0.998 + 0.001).to(dt)
+        o = torch.empty(M16, dtype=dt)
+        timed(f"GeluBackward/{dname}/16M", lambda: torch.ops.aten.gelu_backward.grad_input(
+            dy, x, approximate="none", grad_input=o))
+        # SELU's backward in PyTorch is elu_backward on the result.
+        timed(f"SeluBackward/{dname}/16M", lambda: torch.ops.aten.elu_backward.grad_input(
+            dy, 1.6732632423543772, 1.0507009873554805, 1.0, True, x, grad_input=o))
+        timed(f"LogitGrad/{dname}/16M", lambda: torch.ops.aten.logit_backward.grad_input(
+            dy, xu, None, grad_input=o))
+        del dy, x, xu, o
+        m, n = 16384, 1024
+        dy = torch.randn(m, n, generator=g).to(dt)
+        x = torch.randn(m, n, generator=g).to(dt)
+        mean = torch.randn(m, 1, generator=g) * 0.1
+        rstd = torch.rand(m, 1, generator=g) + 0.5
+        w = torch.randn(n, generator=g)
+        gi, gw, gb = torch.empty(m, n, dtype=dt), torch.empty(n), torch.empty(n)
+        if dt != torch.float32:  # PyTorch wants one dtype for all
+            mean, rstd, w = mean.to(dt), rstd.to(dt), w.to(dt)
+            gw, gb = gw.to(dt), gb.to(dt)
+        b = torch.zeros_like(w)
+        timed(f"LayerNormBackward/{dname}/16384x1024", lambda: torch.ops.aten.native_layer_norm_backward.out(
+            dy, x, [n], mean, rstd, w, b, [True, True, True], out0=gi, out1=gw, out2=gb))
+        del dy, x, gi
+        rows, h, groups = 65536, 1024, 64
+        gy = torch.randn(rows, h, generator=g).to(dt)
+        idx = torch.arange(rows) * groups // rows
+        out = torch.empty(groups, h, dtype=dt)
+        timed(f"GroupedBiasAddGrad/{dname}/65536x1024_g64",
+              lambda: out.zero_().index_add_(0, idx, gy))
+        del gy, out
+    return res
+
+
+def fmt_ms(s):
+    if s is None:
+        return "-"
+    return f"{s * 1e3:.1f}" if s * 1e3 >= 10 else f"{s * 1e3:.2f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "-"
+    return f"{a / b:.2f}"
+
+
+def floor_for(med, op, dname, threads):
+    es = 4 if dname == "fp32" else 2
+    t = f"/{threads}"
+    if op == "GroupedBiasAddGrad":  # reads (65536, 1024) once
+        return med.get(f"Floor/read/{M16 * 4 * es}{t}")
+    return med.get(f"Floor/triad/{M16 * es}{t}")  # two reads and one write of 16 M elements
+
+
+CASES = [("GeluBackward", "16M"), ("SeluBackward", "16M"), ("LogitGrad", "16M"),
+         ("LayerNormBackward", "16384x1024"), ("GroupedBiasAddGrad", "65536x1024_g64")]
+
+
+def render(med, ctx, torch1, torch2):
+    lines = [BEGIN, ""]
+    load = os.getloadavg()
+    cpu = ctx.get("num_cpus", os.cpu_count())
+    lines.append(
+        f"Generated by `benchmarks/perf_report.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
+        f"{platform.processor() or platform.machine()}, {cpu} CPUs, load average before/after "
+        f"{LOAD_BEFORE[0]:.1f} / {load[0]:.1f}, SIMD target `{TARGET}`. Times are medians of 7 single "
+        "calls (both phases, preallocated outputs); the library and PyTorch "
+        f"({'python3-torch ' + TORCH_VERSION if torch1 is not None else 'not installed: skipped'}) "
+        "and the memory floor (triad: two reads and a write of the op's bytes; read: one read, for "
+        "GroupedBiasAddGrad) are measured in this one run. On a loaded machine every figure is "
+        "inflated; compare ratios, not milliseconds.")
+    lines.append("")
+    for threads, peer in ((1, torch1), (2, torch2)):
+        lines.append(f"### {threads} thread{'s' if threads > 1 else ''}, 16 M elements")
+        lines.append("")
+        lines.append("| op | dtype | library ms | PyTorch ms | library / PyTorch | floor ms | library / floor |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for op, shape in CASES:
+            for dname in ("fp32", "bf16", "fp16"):
+                lib = med.get(f"Case/{op}/{dname}/{shape}/t{threads}")
+                pt = peer.get(f"{op}/{dname}/{shape}") if peer is not None else None
+                fl = floor_for(med, op, dname, threads)
+                lines.append(f"| {op} | {dname} | {fmt_ms(lib)} | {fmt_ms(pt)} | {ratio(lib, pt)} | "
+                             f"{fmt_ms(fl)} | {ratio(lib, fl)} |")
+        lines.append("")
+    lines.append("### Scaling, smaller and other layouts (fp32)")
+    lines.append("")
+    lines.append("| case | 1 thread ms | 2 threads ms | 1 / 2 threads |")
+    lines.append("|---|---|---|---|")
+    extra = sorted({k.rsplit("/t", 1)[0] for k in med if k.startswith("Case/")})
+    for k in extra:
+        a, b = med.get(k + "/t1"), med.get(k + "/t2")
+        lines.append(f"| {k[5:]} | {fmt_ms(a)} | {fmt_ms(b)} | {ratio(a, b)} |")
+    lines.append("")
+    lines.append("| one-element call, both phases | time |")
+    lines.append("|---|---|")
+    for k in sorted(k for k in med if k.startswith("Call/")):
+        lines.append(f"| {k[5:]} | {med[k] * 1e6:.2f} us |")
+    lines.append("")
+    lines.append("Memory floor: " + ", ".join(
+        f"{k[6:]} {fmt_ms(v)} ms" for k, v in sorted(med.items()) if k.startswith("Floor/")) +
+        " (bytes per array / threads).")
+    if torch1 is not None:
+        errs = sorted({v for k, v in torch1.items() if k.endswith(":error")})
+        if errs:
+            lines.append("")
+            lines.append("PyTorch has no CPU kernel for: " + "; ".join(errs) + ".")
+    lines.append("")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+LOAD_BEFORE = os.getloadavg()
+TARGET = "?"
+TORCH_VERSION = ""
+
+
+def main():
+    global TARGET, TORCH_VERSION
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--doc", default="docs/performance.md")
+    ap.add_argument("--json", default=None, help="also write the raw medians here")
+    a = ap.parse_args()
+    med, ctx = run_library(a.build)
+    try:
+        flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "").split()
+        TARGET = "AVX3 (AVX-512)" if "avx512bw" in flags else "AVX2" if "avx2" in flags else "portable"
+    except OSError:
+        pass
+    torch1 = torch_medians(1)
+    torch2 = torch_medians(2) if torch1 is not None else None
+    if torch1 is not None:
+        import torch
+        TORCH_VERSION = torch.__version__
+    text = render(med, ctx, torch1, torch2)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"library": med, "torch1": torch1, "torch2": torch2}, f, indent=1)
+    doc = open(a.doc).read() if os.path.exists(a.doc) else ""
+    if BEGIN in doc and END in doc:
+        doc = doc[:doc.index(BEGIN)] + text + doc[doc.index(END) + len(END):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n## Issue 14: library vs PyTorch vs memory floor\n\n" + text + "\n"
+    with open(a.doc, "w") as f:
+        f.write(doc)
+    print(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+// Per-target building blocks of the SIMD layer (see impl/simd.hpp): conversions between float,
+// double and the 16-bit formats on whole vectors, with integer operations and exact float scalings
+// only, so every target gives the same bits (no dependence on F16C, FTZ/DAZ or FMA). Include after
+// hwy/highway.h inside a foreach_target.h translation unit; re-included once per target.
+#if defined(ACLNN_IMPL_SIMD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_IMPL_SIMD_INL_HPP_
+#undef ACLNN_IMPL_SIMD_INL_HPP_
+#else
+#define ACLNN_IMPL_SIMD_INL_HPP_
+#endif
+
+#include <hwy/highway.h>
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// binary16 bits (one u16 lane per float lane of df) -> float, exact.
+template <class DF>
+HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto u = hn::PromoteTo(du, h);
+  const auto sign = hn::ShiftLeft<16>(hn::And(u, hn::Set(du, 0x8000u)));
+  const auto em = hn::And(u, hn::Set(du, 0x7fffu));
+  const auto emi = hn::BitCast(di, em);
+  // Normal: shift into place and rebias 15 -> 127; inf/NaN: all-ones exponent, payload kept;
+  // subnormal: em * 2^-24 (an exact integer conversion and power-of-two scaling, normal result).
+  const auto normal = hn::Add(hn::ShiftLeft<13>(em), hn::Set(du, 112u << 23));
+  const auto infnan = hn::Or(hn::ShiftLeft<13>(em), hn::Set(du, 0x7f800000u));
+  const auto sub = hn::BitCast(du, hn::Mul(hn::ConvertTo(df, emi), hn::Set(df, 0x1p-24f)));
+  auto bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(emi, hn::Set(di, 0x7bff))), infnan, normal);
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Lt(emi, hn::Set(di, 0x400))), sub, bits);
+  return hn::BitCast(df, hn::Or(bits, sign));
+}
+
+// bfloat16 bits -> float, exact.
+template <class DF>
+HWY_INLINE hn::Vec<DF> F32FromBF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> b) {
+  const hn::RebindToUnsigned<DF> du;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, b)));
+}
+
+// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto u = hn::BitCast(du, v);
+  const auto sign = hn::ShiftRight<16>(hn::And(u, hn::Set(du, 0x80000000u)));
+  const auto a = hn::And(u, hn::Set(du, 0x7fffffffu));
+  const auto af = hn::BitCast(df, a);
+  const auto is_sub = hn::Lt(af, hn::Set(df, 0x1p-14f));
+  // Subnormal: |v| * 2^24 (exact) + 2^23 lands where the float ulp is 1, so the addition rounds it
+  // to an integer (ties to even) that the low mantissa bits hold.
+  const auto xs = hn::Mul(hn::IfThenElseZero(is_sub, af), hn::Set(df, 0x1p24f));
+  const auto sub =
+      hn::Sub(hn::BitCast(du, hn::Add(xs, hn::Set(df, 0x1p23f))), hn::Set(du, 0x4b000000u));
+  // Normal: round the 23-bit mantissa to 10 bits on the integer; a carry bumps the exponent.
+  const auto odd = hn::And(hn::ShiftRight<13>(a), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<13>(hn::Add(hn::Add(a, hn::Set(du, 0xfffu)), odd));
+  const auto normal = hn::Sub(rounded, hn::Set(du, 112u << 10));
+  auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(af, hn::Set(df, 65520.0f))), hn::Set(du, 0x7c00u),
+                     r);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, 0x7e00u), r);
+  return hn::TruncateTo(d16, hn::Or(r, sign));
+}
+
+// float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto u = hn::BitCast(du, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
+  return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded));
+}
+
+// double -> float, round to nearest even, overflow to +/-inf. Highway's portable DemoteTo clamps
+// to the largest float instead, so the portable targets convert lane by lane in C++.
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<float, DD>> F32FromF64(DD dd, hn::Vec<DD> v) {
+  const hn::Rebind<float, DD> df;
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  HWY_ALIGN double in[16];  // at most 16 lanes on these targets
+  HWY_ALIGN float out[16];
+  hn::Store(v, dd, in);
+  for (size_t i = 0; i < hn::Lanes(dd); ++i) out[i] = static_cast<float>(in[i]);
+  return hn::Load(df, out);
+#else
+  return hn::DemoteTo(df, v);  // cvtpd2ps: rounds to nearest even, overflows to inf
+#endif
+}
+
+// double -> 16-bit float bits in one rounding to nearest even. kFrac fraction bits, exponent
+// rebias kRebias (1023 - bias), subnormal quantum 2^kSubExp, min normal, overflow threshold (max
+// finite + half an ulp), canonical NaN.
+template <int kFrac, uint64_t kRebias, int kSubExp, uint64_t kInf, uint64_t kNan, class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> Narrow16FromF64(DD dd, hn::Vec<DD> v,
+                                                             double min_normal, double overflow) {
+  const hn::RebindToUnsigned<DD> du;
+  const hn::Rebind<uint16_t, DD> d16;
+  const auto b = hn::BitCast(du, v);
+  const auto sign = hn::And(hn::ShiftRight<48>(b), hn::Set(du, 0x8000u));
+  const auto a = hn::And(b, hn::Set(du, 0x7fffffffffffffffull));
+  const auto ad = hn::BitCast(dd, a);
+  const auto is_sub = hn::Lt(ad, hn::Set(dd, min_normal));
+  // |v| + 2^(52 + kSubExp) lies where the double ulp is the subnormal quantum: the addition rounds
+  // to it (ties to even) and the low bits of the sum are the subnormal's integer mantissa.
+  const double big = __builtin_ldexp(1.0, 52 + kSubExp);
+  const auto sub =
+      hn::Sub(hn::BitCast(du, hn::Add(hn::IfThenElseZero(is_sub, ad), hn::Set(dd, big))),
+              hn::Set(du, std::bit_cast<uint64_t>(big)));
+  constexpr int kShift = 52 - kFrac;
+  const auto odd = hn::And(hn::ShiftRight<kShift>(a), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<kShift>(
+      hn::Add(hn::Add(a, hn::Set(du, (uint64_t{1} << (kShift - 1)) - 1)), odd));
+  const auto normal = hn::Sub(rounded, hn::Set(du, kRebias << kFrac));
+  auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(ad, hn::Set(dd, overflow))), hn::Set(du, kInf), r);
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, kNan), r);
+  return hn::TruncateTo(d16, hn::Or(r, sign));
+}
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64(DD dd, hn::Vec<DD> v) {
+  return Narrow16FromF64<10, 1008, -24, 0x7c00, 0x7e00>(dd, v, 0x1p-14, 65520.0);
+}
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
+  return Narrow16FromF64<7, 896, -133, 0x7f80, 0x7fc0>(dd, v, 0x1p-126, 0x1.ffp127);
+}
+
+// Lambdas passed to the kernels below are marked with this so that GCC inlines them into the
+// vector loop (a call per vector costs more than the work).
+#define ACLNN_SIMD_LAMBDA __attribute__((always_inline))
+
+// Stores one vector of doubles at out + i elements of the output kind (0: double, 1: float,
+// 2: binary16, 3: bfloat16), rounded once.
+template <int kOut, class DD>
+HWY_INLINE void StoreAs(DD dd, hn::Vec<DD> v, void *out, size_t i) {
+  if constexpr (kOut == 0) {
+    hn::StoreU(v, dd, static_cast<double *>(out) + i);
+  } else if constexpr (kOut == 1) {
+    hn::StoreU(F32FromF64(dd, v), hn::Rebind<float, DD>(), static_cast<float *>(out) + i);
+  } else if constexpr (kOut == 2) {
+    hn::StoreU(F16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+  } else {
+    hn::StoreU(BF16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+  }
+}
+
+// One vector of doubles from element i of a run of the input kind (1: float, 2: binary16,
+// 3: bfloat16); exact.
+template <int kIn, class DD>
+HWY_INLINE hn::Vec<DD> LoadAsF64(DD dd, const void *p, size_t i) {
+  const hn::Rebind<float, DD> df;
+  if constexpr (kIn == 1) {
+    return hn::PromoteTo(dd, hn::LoadU(df, static_cast<const float *>(p) + i));
+  } else {
+    const hn::Rebind<uint16_t, DD> d16;
+    const auto h = hn::LoadU(d16, static_cast<const uint16_t *>(p) + i);
+    if constexpr (kIn == 2)
+      return hn::PromoteTo(dd, F32FromF16(df, h));
+    else
+      return hn::PromoteTo(dd, F32FromBF16(df, h));
+  }
+}
+
+// out[i] = f(dd, a[i], b[i]) rounded to kOut, inputs of kind kIn evaluated in double vectors; the
+// last partial vector goes through zero-padded copies so it runs the same code.
+template <int kIn, int kOut, class F>
+HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f) {
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kInSize = kIn == 1 ? 4 : 2;
+  constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)), out, i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
+    std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
+    std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
+    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
+    std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
+  }
+}
+
+// Binary with the kinds chosen at run time (once per call, not per vector).
+template <int kIn, class F>
+HWY_INLINE void BinaryOut(int out_kind, const void *a, const void *b, void *out, size_t n, F &&f) {
+  switch (out_kind) {
+    case 1:
+      return Binary<kIn, 1>(a, b, out, n, f);
+    case 2:
+      return Binary<kIn, 2>(a, b, out, n, f);
+    case 3:
+      return Binary<kIn, 3>(a, b, out, n, f);
+    default:
+      return Binary<kIn, 0>(a, b, out, n, f);
+  }
+}
+template <class F>
+HWY_INLINE void BinaryTo(int in_kind, int out_kind, const void *a, const void *b, void *out,
+                         size_t n, F &&f) {
+  switch (in_kind) {
+    case 2:
+      return BinaryOut<2>(out_kind, a, b, out, n, f);
+    case 3:
+      return BinaryOut<3>(out_kind, a, b, out, n, f);
+    default:
+      return BinaryOut<1>(out_kind, a, b, out, n, f);
+  }
+}
+
+}  // namespace aclnn_cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggle

@@ -1,0 +1,200 @@
+// Array conversions of the SIMD layer (impl/simd.hpp), compiled once per Highway target.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::simd::HWY_NAMESPACE {
+namespace {
+
+constexpr size_t kMaxLanes = 64;  // bytes of the widest vector / 1: room for any lane count
+
+// dst[i] = Convert(src[i]) for n elements: full vectors in place, the tail through padded copies
+// (zeros in the unused lanes), so the tail uses the same vector code.
+template <class DIn, class DOut, class Convert>
+HWY_INLINE void ConvertArray(DIn din, DOut dout, const hn::TFromD<DIn> *src, hn::TFromD<DOut> *dst,
+                             size_t n, Convert convert) {
+  const size_t lanes = hn::Lanes(din);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(convert(hn::LoadU(din, src + i)), dout, dst + i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN hn::TFromD<DIn> in[kMaxLanes] = {};
+    HWY_ALIGN hn::TFromD<DOut> out[kMaxLanes];
+    std::memcpy(in, src + i, count * sizeof(in[0]));
+    hn::Store(convert(hn::Load(din, in)), dout, out);
+    std::memcpy(dst + i, out, count * sizeof(out[0]));
+  }
+}
+
+}  // namespace
+
+void F16ToF32(const uint16_t *src, float *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(d16, df, src, dst, n, [&](auto h) ACLNN_SIMD_LAMBDA { return F32FromF16(df, h); });
+}
+void BF16ToF32(const uint16_t *src, float *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(d16, df, src, dst, n, [&](auto h) ACLNN_SIMD_LAMBDA { return F32FromBF16(df, h); });
+}
+void F16ToF64(const uint16_t *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(d16, dd, src, dst, n,
+               [&](auto h) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, F32FromF16(df, h)); });
+}
+void BF16ToF64(const uint16_t *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(d16, dd, src, dst, n,
+               [&](auto h) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, F32FromBF16(df, h)); });
+}
+void F32ToF64(const float *src, double *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  ConvertArray(df, dd, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, v); });
+}
+void F32ToF16(const float *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(df, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F16FromF32(df, v); });
+}
+void F32ToBF16(const float *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  ConvertArray(df, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF32(df, v); });
+}
+void F64ToF32(const double *src, float *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  ConvertArray(dd, df, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F32FromF64(dd, v); });
+}
+void F64ToF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return F16FromF64(dd, v); });
+}
+void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF64(dd, v); });
+}
+
+template <int kIn>
+HWY_INLINE void AccumulateT(const void *src, double *acc, size_t n) {
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kInSize = kIn == 1 ? 4 : 2;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsF64<kIn>(dd, src, i)), dd, acc + i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN unsigned char in[kMaxLanes * 4] = {};
+    HWY_ALIGN double a[kMaxLanes] = {};
+    std::memcpy(in, static_cast<const unsigned char *>(src) + i * kInSize, count * kInSize);
+    std::memcpy(a, acc + i, count * sizeof(double));
+    hn::Store(hn::Add(hn::Load(dd, a), LoadAsF64<kIn>(dd, in, 0)), dd, a);
+    std::memcpy(acc + i, a, count * sizeof(double));
+  }
+}
+
+void AccumulateF64(int kind, const void *src, double *acc, size_t n) {
+  if (kind == 2)
+    AccumulateT<2>(src, acc, n);
+  else if (kind == 3)
+    AccumulateT<3>(src, acc, n);
+  else
+    AccumulateT<1>(src, acc, n);
+}
+
+}  // namespace aclnn_cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "impl/simd.hpp"
+
+namespace aclnn_cpu::simd {
+
+HWY_EXPORT(F16ToF32);
+HWY_EXPORT(BF16ToF32);
+HWY_EXPORT(F16ToF64);
+HWY_EXPORT(BF16ToF64);
+HWY_EXPORT(F32ToF64);
+HWY_EXPORT(F32ToF16);
+HWY_EXPORT(F32ToBF16);
+HWY_EXPORT(F64ToF32);
+HWY_EXPORT(F64ToF16);
+HWY_EXPORT(F64ToBF16);
+HWY_EXPORT(AccumulateF64);
+
+void f16_to_f32(const uint16_t *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F16ToF32)(s, d, n);
+}
+void bf16_to_f32(const uint16_t *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BF16ToF32)(s, d, n);
+}
+void f16_to_f64(const uint16_t *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F16ToF64)(s, d, n);
+}
+void bf16_to_f64(const uint16_t *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BF16ToF64)(s, d, n);
+}
+void f32_to_f64(const float *s, double *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToF64)(s, d, n);
+}
+void f32_to_f16(const float *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToF16)(s, d, n);
+}
+void f32_to_bf16(const float *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F32ToBF16)(s, d, n);
+}
+void f64_to_f32(const double *s, float *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToF32)(s, d, n);
+}
+void f64_to_f16(const double *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToF16)(s, d, n);
+}
+void f64_to_bf16(const double *s, uint16_t *d, size_t n) {
+  HWY_DYNAMIC_DISPATCH(F64ToBF16)(s, d, n);
+}
+
+void accumulate_f64(int kind, const void *src, double *acc, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF64)(kind, src, acc, n);
+}
+
+std::vector<int64_t> runnable_targets() {
+  std::vector<int64_t> out;
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  for (int bit = 0; bit < 63; ++bit) {
+    const int64_t t = int64_t{1} << bit;
+    if (supported & t) out.push_back(t);  // a lower bit is a better target
+  }
+  return out;
+}
+std::string target_name(int64_t target) {
+  return hwy::TargetName(target);
+}
+std::string current_target_name() {
+  // The chosen target: the best supported one among those compiled here.
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  return hwy::TargetName(supported & -supported);
+}
+void force_target(int64_t target) {
+  hwy::SetSupportedTargetsForTest(target);
+}
+
+}  // namespace aclnn_cpu::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,44 @@
+// The library's one SIMD layer (Google Highway): vectorised conversions between float, double and
+// the 16-bit formats, written once (impl/simd-inl.hpp) and compiled for every target in
+// impl/simd_targets.hpp; Highway picks the best one for the CPU at run time. Every conversion is
+// exact or one rounding to nearest even, and gives the same bits as dtype.hpp's scalar reference
+// on every target (tests/impl/test_simd.cpp runs each compiled target). Private to impl/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aclnn_cpu::simd {
+
+// binary16 / bfloat16 -> float or double: exact (NaN payloads kept).
+void f16_to_f32(const uint16_t *src, float *dst, size_t n);
+void bf16_to_f32(const uint16_t *src, float *dst, size_t n);
+void f16_to_f64(const uint16_t *src, double *dst, size_t n);
+void bf16_to_f64(const uint16_t *src, double *dst, size_t n);
+void f32_to_f64(const float *src, double *dst, size_t n);
+// float -> 16-bit, round to nearest even (fp16 NaN: sign | 0x7e00; bf16 NaN: quieted, payload
+// kept).
+void f32_to_f16(const float *src, uint16_t *dst, size_t n);
+void f32_to_bf16(const float *src, uint16_t *dst, size_t n);
+// double -> narrower, one rounding to nearest even (no double rounding through float); NaN gives
+// sign | 0x7e00 (fp16), sign | 0x7fc0 (bf16).
+void f64_to_f32(const double *src, float *dst, size_t n);
+void f64_to_f16(const double *src, uint16_t *dst, size_t n);
+void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
+
+// acc[i] += src[i] for i < n, src of kind 1 (float), 2 (binary16) or 3 (bfloat16) widened exactly
+// to double; one rounded addition per element (the order of a column's sums is the caller's).
+void accumulate_f64(int kind, const void *src, double *acc, size_t n);
+
+// For tests and benchmarks: the Highway targets compiled into the library that this CPU can run
+// (bit flags, best first), the name of one, and the target in use now.
+std::vector<int64_t> runnable_targets();
+std::string target_name(int64_t target);
+std::string current_target_name();
+// Restricts dispatch to `target` (one flag from runnable_targets()); 0 restores the default.
+// Not thread-safe: for tests and benchmarks only.
+void force_target(int64_t target);
+
+}  // namespace aclnn_cpu::simd

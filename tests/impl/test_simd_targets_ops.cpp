@@ -1,0 +1,265 @@
+// Every op on every compiled SIMD target this CPU can run, with 1 and 2 threads, on the same
+// inputs: the results must be bitwise identical (VAL-DET-1 across targets and thread counts).
+// Known exception, asserted as such: GeluBackward takes erfc/exp from SLEEF on the x86 targets and
+// from libm on the portable one, so those two may differ by at most 1 ulp of the output.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_gelu_backward.h"
+#include "aclnnop/aclnn_grouped_bias_add_grad.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_logit_grad.h"
+#include "aclnnop/aclnn_selu_backward.h"
+#include "impl/dtype.hpp"
+#include "impl/simd.hpp"
+
+namespace {
+
+using namespace aclnn_cpu;
+
+size_t esize(aclDataType dt) {
+  return dt == ACL_FLOAT ? 4 : dt == ACL_INT64 ? 8 : 2;
+}
+
+struct Storage {
+  std::vector<uint8_t> bytes;
+  aclDataType dt;
+  int64_t elems;
+  Storage(int64_t n, aclDataType t) : bytes(static_cast<size_t>(n) * esize(t)), dt(t), elems(n) {}
+  void set(int64_t i, double v) {
+    store_from_double(&bytes[static_cast<size_t>(i) * esize(dt)], dt, v);
+  }
+  aclTensor *view(const std::vector<int64_t> &dims, std::vector<int64_t> strides = {}) {
+    if (strides.empty()) {
+      strides.assign(dims.size(), 1);
+      for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    const int64_t sd[] = {elems};
+    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), 0, ACL_FORMAT_ND, sd, 1,
+                           bytes.data());
+  }
+};
+
+// Values that exercise every path: ordinary, near GELU's root, near 0 and 1, specials.
+double interesting(std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> u(-6.0, 6.0);
+  switch (rng() % 10) {
+    case 0:
+      return -0.7517915246935645 + 1e-3 * (u(rng) / 6.0);
+    case 1:
+      return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    case 2: {
+      const double s[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-30, -40.0, 1.0, 65504.0, 1e-6};
+      return s[rng() % 10];
+    }
+    default:
+      return u(rng);
+  }
+}
+
+constexpr int64_t kN = 70001;  // above the 64 K parallel grain, odd
+
+void set_threads(int t) {
+  setenv("ACLNN_CPU_NUM_THREADS", std::to_string(t).c_str(), 1);
+}
+
+using Runner = std::function<std::vector<uint8_t>()>;
+
+template <typename GetWs, typename Run>
+void two_phase(GetWs get_ws, Run run) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(get_ws(&ws, &ex), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  std::vector<uint8_t> w(ws + 64);
+  ASSERT_EQ(run(w.data(), ws, ex), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+}
+
+// Elementwise op on kN elements; the output strided by 2 when `strided_out` (double staging path).
+Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, double eps = -1.0) {
+  return [=] {
+    std::mt19937_64 rng(11);
+    Storage a(kN, dt), b(kN, dt), out(kN * 2, dt);
+    for (int64_t i = 0; i < kN; ++i) {
+      a.set(i, interesting(rng));
+      b.set(i, interesting(rng));
+    }
+    aclTensor *ta = a.view({kN}), *tb = b.view({kN});
+    aclTensor *to = strided_out ? out.view({kN}, {2}) : out.view({kN});
+    if (op == "gelu")
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnGeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnGeluBackward(p, w, e, nullptr);
+          });
+    else if (op == "selu")
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnSeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnSeluBackward(p, w, e, nullptr);
+          });
+    else
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnLogitGradGetWorkspaceSize(ta, tb, eps, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+    aclDestroyTensor(ta);
+    aclDestroyTensor(tb);
+    aclDestroyTensor(to);
+    return out.bytes;
+  };
+}
+
+Runner layer_norm(aclDataType dt) {
+  return [=] {
+    const int64_t m = 70, n = 1100;
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> nd(0.0, 1.0);
+    Storage x(m * n, dt), dy(m * n, dt), gi(m * n, dt), mean(m, ACL_FLOAT), rstd(m, ACL_FLOAT),
+        w(n, ACL_FLOAT), gw(n, ACL_FLOAT), gb(n, ACL_FLOAT);
+    for (int64_t i = 0; i < m * n; ++i) {
+      x.set(i, nd(rng));
+      dy.set(i, nd(rng));
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      mean.set(i, 0.1 * nd(rng));
+      rstd.set(i, 1.0 + 0.1 * nd(rng));
+    }
+    for (int64_t i = 0; i < n; ++i) w.set(i, nd(rng));
+    aclTensor *tx = x.view({m, n}), *tdy = dy.view({m, n}), *tgi = gi.view({m, n}),
+              *tmean = mean.view({m, 1}), *trstd = rstd.view({m, 1}), *tw = w.view({n}),
+              *tgw = gw.view({n}), *tgb = gb.view({n});
+    const int64_t ns[] = {n};
+    aclIntArray *nsa = aclCreateIntArray(ns, 1);
+    const bool mask[] = {true, true, true};
+    aclBoolArray *ma = aclCreateBoolArray(mask, 3);
+    two_phase(
+        [&](uint64_t *ws, aclOpExecutor **e) {
+          return aclnnLayerNormBackwardGetWorkspaceSize(tdy, tx, nsa, tmean, trstd, tw, nullptr, ma,
+                                                        tgi, tgw, tgb, ws, e);
+        },
+        [&](void *p, uint64_t ws, aclOpExecutor *e) {
+          return aclnnLayerNormBackward(p, ws, e, nullptr);
+        });
+    for (aclTensor *t : {tx, tdy, tgi, tmean, trstd, tw, tgw, tgb}) aclDestroyTensor(t);
+    aclDestroyIntArray(nsa);
+    aclDestroyBoolArray(ma);
+    std::vector<uint8_t> all = gi.bytes;
+    all.insert(all.end(), gw.bytes.begin(), gw.bytes.end());
+    all.insert(all.end(), gb.bytes.begin(), gb.bytes.end());
+    return all;
+  };
+}
+
+Runner gbag(aclDataType dt) {
+  return [=] {
+    const int64_t rows = 3000, h = 700, groups = 5;
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> nd(0.0, 1.0);
+    Storage gy(rows * h, dt), idx(groups, ACL_INT64), out(groups * h, dt);
+    for (int64_t i = 0; i < rows * h; ++i) gy.set(i, nd(rng));
+    const int64_t ends[] = {100, 1000, 1000, 2999, 3000};
+    std::memcpy(idx.bytes.data(), ends, sizeof ends);
+    aclTensor *tgy = gy.view({rows, h}), *ti = idx.view({groups}), *to = out.view({groups, h});
+    two_phase(
+        [&](uint64_t *ws, aclOpExecutor **e) {
+          return aclnnGroupedBiasAddGradGetWorkspaceSize(tgy, ti, to, ws, e);
+        },
+        [&](void *p, uint64_t ws, aclOpExecutor *e) {
+          return aclnnGroupedBiasAddGrad(p, ws, e, nullptr);
+        });
+    for (aclTensor *t : {tgy, ti, to}) aclDestroyTensor(t);
+    return out.bytes;
+  };
+}
+
+// Ulp distance between two encodings of the same dtype (0 for equal bits or two NaNs).
+int64_t ulps(const uint8_t *a, const uint8_t *b, aclDataType dt) {
+  const double x = load_as_double(a, dt), y = load_as_double(b, dt);
+  if (std::isnan(x) && std::isnan(y)) return 0;
+  if (std::memcmp(a, b, esize(dt)) == 0) return 0;
+  if (std::isnan(x) || std::isnan(y)) return INT64_MAX;
+  auto ordered = [&](const uint8_t *p) -> int64_t {  // monotonic integer image of the encoding
+    int64_t v = dt == ACL_FLOAT ? std::bit_cast<int32_t>(*reinterpret_cast<const uint32_t *>(p))
+                                : static_cast<int16_t>(*reinterpret_cast<const uint16_t *>(p));
+    const int64_t sign_bit = dt == ACL_FLOAT ? (int64_t{1} << 31) : (int64_t{1} << 15);
+    return v < 0 ? -(v + sign_bit) : v;
+  };
+  return std::llabs(ordered(a) - ordered(b));
+}
+
+struct OpCase {
+  std::string name;
+  aclDataType dt;
+  Runner run;
+  bool gelu = false;
+};
+
+std::vector<OpCase> cases() {
+  std::vector<OpCase> v;
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    const std::string d = dtype_name(dt).data();
+    for (bool s : {false, true}) {
+      const std::string lay = s ? "_strided_out" : "";
+      v.push_back({"gelu_" + d + lay, dt, elementwise("gelu", dt, s), true});
+      v.push_back({"selu_" + d + lay, dt, elementwise("selu", dt, s)});
+      v.push_back({"logit_" + d + lay, dt, elementwise("logit", dt, s, -1.0)});
+      v.push_back({"logit_eps_" + d + lay, dt, elementwise("logit", dt, s, 0.01)});
+    }
+    v.push_back({"layer_norm_" + d, dt, layer_norm(dt)});
+    v.push_back({"gbag_" + d, dt, gbag(dt)});
+  }
+  return v;
+}
+
+TEST(SimdTargets, EveryOpGivesTheSameBitsOnEveryTargetAndThreadCount) {
+  const auto targets = simd::runnable_targets();
+  ASSERT_GE(targets.size(), 1u);
+  for (const OpCase &c : cases()) {
+    SCOPED_TRACE(c.name);
+    simd::force_target(targets.front());
+    set_threads(1);
+    const std::vector<uint8_t> ref = c.run();
+    for (int64_t t : targets) {
+      simd::force_target(t);
+      for (int threads : {1, 2}) {
+        set_threads(threads);
+        const std::vector<uint8_t> got = c.run();
+        SCOPED_TRACE(simd::target_name(t) + ", threads " + std::to_string(threads));
+        ASSERT_EQ(got.size(), ref.size());
+        const bool portable = simd::target_name(t) == "SCALAR" || simd::target_name(t) == "EMU128";
+        if (!c.gelu || !portable) {
+          EXPECT_TRUE(got == ref);
+          continue;
+        }
+        const size_t es = esize(c.dt);
+        int64_t differ = 0;
+        for (size_t i = 0; i < got.size(); i += es) {
+          const int64_t d = ulps(&got[i], &ref[i], c.dt);
+          ASSERT_LE(d, 1) << "element " << i / es;
+          differ += d != 0;
+        }
+        RecordProperty(c.name + "_portable_differing_elements", static_cast<int>(differ));
+      }
+    }
+  }
+  simd::force_target(0);
+  unsetenv("ACLNN_CPU_NUM_THREADS");
+}
+
+}  // namespace
