@@ -107,6 +107,10 @@ struct AccuracyStats {
   double max_ulps = 0;
   double mere_weighted_sum = 0;  // sum of MERE * elements, over compared outputs
   double mare = 0;
+  // The tolerance rules that judged these outputs: "ulp", "sum" (condition-aware sum bound),
+  // "ascend" (MERE/MARE), "exact" (set by the campaign; empty: unknown).
+  std::vector<std::string> rules{};
+  double max_bound_ratio = 0;  // "sum": the largest |got - exact| / bound (<= 1 passes)
   double mere() const { return elements ? mere_weighted_sum / elements : 0; }
 };
 
