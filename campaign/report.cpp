@@ -486,7 +486,7 @@ std::string render_markdown(const CampaignResult &r) {
   s += "## Coverage\n\n";
   s += "A clause is judged only when enough cases reach it: at least " + min_cases_text(r) +
        " in the " + md_cell(r.tier) +
-       " tier. Below that it is *under-tested*, with none *not reached*, and the verdict is "
+       " tier. Below that it is *under-tested* (*not reached* with none), and the verdict is "
        "INCOMPLETE (exit 3) unless `--allow-incomplete` is given.\n\n";
   bool short_of = false;
   for (const auto &c : r.clauses) {
@@ -826,7 +826,7 @@ std::string render_html(const CampaignResult &r) {
   s +=
       "<h2>Coverage</h2>\n<p>A clause is judged only when enough cases reach it: at least " +
       h(min_cases_text(r)) + " in the " + h(r.tier) +
-      " tier. Below that it is <i>under-tested</i>, with none <i>not reached</i>, and the "
+      " tier. Below that it is <i>under-tested</i> (<i>not reached</i> with none), and the "
       "verdict is INCOMPLETE (exit 3) unless <code>--allow-incomplete</code> is given.</p>\n<ul>\n";
   bool short_of = false;
   for (const auto &c : r.clauses) {
@@ -871,8 +871,8 @@ std::string render_html(const CampaignResult &r) {
     if (!d.corpus_file.empty())
       s += "<tr><th>Corpus entry</th><td><code>" + h(d.corpus_file) + "</code></td></tr>\n";
     if (!d.case_id.empty())
-      s += "<tr><th>Re-run</th><td><code>aclnn-conform replay OUT/corpus --case " +
-           h(d.case_id) + "</code></td></tr>\n";
+      s += "<tr><th>Re-run</th><td><code>aclnn-conform replay OUT/corpus --case " + h(d.case_id) +
+           "</code></td></tr>\n";
     const auto values = small_case_values(d.minimal);
     for (const auto &[name, line] : values)
       s += "<tr><th>" + h(name) + "</th><td><code>" + h(line) + "</code></td></tr>\n";
