@@ -258,6 +258,10 @@ nlohmann::json to_json(const CampaignResult &r) {
   return j;
 }
 
+std::string report_json_text(const CampaignResult &r) {
+  return to_json(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 CampaignResult result_from_json(const nlohmann::json &j) {
   CampaignResult r;
   r.schema = j.at("schema").get<int>();

@@ -159,6 +159,9 @@ double get_number(const nlohmann::json &j, const std::string &key);
 
 nlohmann::json to_json(const CampaignResult &r);
 CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema it cannot read
+// report.json's text: invalid UTF-8 in strings (a SUT's error message can hold any bytes)
+// becomes U+FFFD rather than an exception.
+std::string report_json_text(const CampaignResult &r);
 
 // Merges shard results of one campaign (same SUT, product, seed): counts add up, statuses are
 // recomputed, deviations and accuracy are combined.

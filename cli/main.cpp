@@ -221,7 +221,7 @@ void write_outputs(CampaignResult &r, const std::string &out_dir, bool ascend) {
         << repro_program(*op, d.minimal, verdict, values, repro_options);
     d.repro_file = name;
   }
-  std::ofstream(fs::path(out_dir) / "report.json") << to_json(r).dump(1) << "\n";
+  std::ofstream(fs::path(out_dir) / "report.json") << report_json_text(r);
   write_reports(r, out_dir);
 }
 
@@ -543,7 +543,7 @@ int run_cli(int argc, char **argv) {
     } catch (const std::runtime_error &e) {
       throw UsageError(std::string("merge: ") + e.what());
     }
-    std::ofstream(out / "report.json") << to_json(m).dump(1) << "\n";
+    std::ofstream(out / "report.json") << report_json_text(m);
     write_reports(m, merge_out);
     print_summary(m, merge_out);
     return exit_code(m.verdict());

@@ -471,6 +471,63 @@ TEST(Report, WritesTheThreeFiles) {
   fs::remove_all(dir.parent_path());
 }
 
+// Every report this suite renders validates: report.xml against junit-10.xsd (xmllint) and
+// report.json against docs/report.schema.json (tests/reports/validate_reports.py).
+TEST(Report, WrittenReportsValidateAgainstTheirSchemas) {
+  const fs::path dir = temp_dir("schemas");
+  std::vector<CampaignResult> results = {sample_result(), complete_result(), sample_result()};
+  results[2].interrupted = true;
+  results[2].allow_incomplete = true;
+  results[2].expected_variants = {"tanh-approx"};
+  for (size_t i = 0; i < results.size(); ++i) {
+    const fs::path out = dir / std::to_string(i);
+    write_reports(results[i], out.string());
+    std::ofstream(out / "report.json") << report_json_text(results[i]);
+    for (const auto &d : results[i].deviations) {  // the links must resolve
+      fs::create_directories((out / d.repro_file).parent_path());
+      std::ofstream(out / d.repro_file) << "// repro\n";
+    }
+  }
+  const auto res =
+      run("python3 " ACLNN_TEST_SOURCE_DIR "/tests/reports/validate_reports.py " + dir.string());
+  EXPECT_EQ(res.exit_code, 0)
+      << res.output << "\n(needs xmllint and python3-jsonschema: scripts/install-deps.sh)";
+  EXPECT_TRUE(contains(res.output, "3 report.xml and 3 report.json checked, 0 problems"))
+      << res.output;
+  fs::remove_all(dir);
+}
+
+// The validator is not a rubber stamp: a report.xml with properties inside a testcase (as
+// before issue 8) and a report.json with a string status fail.
+TEST(Report, SchemaCheckRejectsTheOldFormats) {
+  const fs::path dir = temp_dir("schemas_bad");
+  const CampaignResult r = complete_result();
+  write_reports(r, (dir / "xml").string());
+  std::string xml = render_junit(r);
+  const size_t at = xml.find("</testcase>");
+  xml.insert(at, "<properties><property name=\"reached\" value=\"1\"/></properties>");
+  std::ofstream(dir / "xml" / "report.xml") << xml;
+  std::ofstream(dir / "xml" / "report.json") << report_json_text(r);
+  auto res = run("python3 " ACLNN_TEST_SOURCE_DIR "/tests/reports/validate_reports.py " +
+                 (dir / "xml").string());
+  EXPECT_NE(res.exit_code, 0) << res.output;
+  EXPECT_TRUE(contains(res.output, "not valid against junit-10.xsd")) << res.output;
+
+  write_reports(r, (dir / "json").string());
+  nlohmann::json j = to_json(sample_result());
+  j["deviations"][0]["expected_status"] = "0";
+  j["accuracy"][0]["mere"] = "inf";
+  std::ofstream(dir / "json" / "report.json")
+      << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+  res = run("python3 " ACLNN_TEST_SOURCE_DIR "/tests/reports/validate_reports.py " +
+            (dir / "json").string());
+  EXPECT_NE(res.exit_code, 0) << res.output;
+  EXPECT_TRUE(contains(res.output, "/deviations/0/expected_status")) << res.output;
+  EXPECT_TRUE(contains(res.output, "/accuracy/0/mere")) << res.output;
+  EXPECT_TRUE(contains(res.output, "does not resolve")) << res.output;  // repro links
+  fs::remove_all(dir);
+}
+
 TEST(Report, EscapingHelpers) {
   EXPECT_EQ(xml_escape("<a href=\"x\">&'\n</a>"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&#10;&lt;/a&gt;");
