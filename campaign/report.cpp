@@ -103,10 +103,6 @@ std::string attr(const std::string &s) {
   return escape_markup(s, true);
 }
 
-std::string status_name(ClauseStatus s) {
-  return clause_status_name(s);
-}
-
 std::string status_css(ClauseStatus s) {
   switch (s) {
     case ClauseStatus::kConforms:
@@ -119,12 +115,18 @@ std::string status_css(ClauseStatus s) {
       return "skipped";
     case ClauseStatus::kExpectedFailure:
       return "xfail";
+    case ClauseStatus::kUnderTested:
+      return "undertested";
+    case ClauseStatus::kConformsToVariant:
+      return "variant";
   }
   return "notreached";
 }
 
 struct Counts {
-  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0;
+  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0, under_tested = 0,
+          variant = 0;
+  int64_t incomplete() const { return not_reached + under_tested; }
 };
 Counts count(const CampaignResult &r) {
   Counts c;
@@ -145,15 +147,106 @@ Counts count(const CampaignResult &r) {
       case ClauseStatus::kExpectedFailure:
         ++c.xfail;
         break;
+      case ClauseStatus::kUnderTested:
+        ++c.under_tested;
+        break;
+      case ClauseStatus::kConformsToVariant:
+        ++c.variant;
+        break;
     }
   }
   return c;
 }
 
+std::string plural(int64_t n, const char *word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// The verdict and why, in one line.
 std::string verdict_text(const CampaignResult &r) {
-  if (r.conformant()) return "CONFORMANT";
-  const int64_t n = count(r).deviates;
-  return fmt::format("NOT CONFORMANT: {} deviating clause{}", n, n == 1 ? "" : "s");
+  const Counts n = count(r);
+  const Verdict v = r.verdict();
+  std::string s = verdict_name(v);
+  switch (v) {
+    case Verdict::kInterrupted:
+      s += fmt::format(": stopped after {}; the results cover only what ran",
+                       plural(r.cases, "case"));
+      if (n.deviates > 0)
+        s += fmt::format(" ({} found before the stop)", plural(n.deviates, "deviating clause"));
+      break;
+    case Verdict::kDeviations:
+      s += ": " + plural(n.deviates, "deviating clause");
+      break;
+    case Verdict::kIncomplete:
+      s += fmt::format(": {} not reached, {} under-tested", plural(n.not_reached, "clause"),
+                       n.under_tested);
+      break;
+    case Verdict::kConformant:
+      if (n.incomplete() > 0)
+        s += fmt::format(" (with {} not reached or under-tested, allowed by --allow-incomplete)",
+                         plural(n.incomplete(), "clause"));
+      break;
+  }
+  return s;
+}
+
+std::string counts_text(const CampaignResult &r) {
+  const Counts n = count(r);
+  std::string s = fmt::format("{} clauses: {} conform", r.clauses.size(), n.conforms);
+  if (n.variant > 0) s += fmt::format(", {} conform to an expected variant", n.variant);
+  s +=
+      fmt::format(", {} deviate, {} not reached, {} under-tested, {} skipped, {} expected failures",
+                  n.deviates, n.not_reached, n.under_tested, n.skipped, n.xfail);
+  return s;
+}
+
+// What a clause's status means, for its row (the expected variant named).
+std::string status_label(const ClauseVerdict &c) {
+  if (c.status == ClauseStatus::kConformsToVariant && !c.expected_variants_matched.empty())
+    return fmt::format("conforms to variant {}", fmt::join(c.expected_variants_matched, ", "));
+  return clause_status_name(c.status);
+}
+
+// The minimum reaching cases per clause, as one text: "10" if uniform, "5-20" otherwise.
+std::string min_cases_text(const CampaignResult &r) {
+  int64_t lo = -1, hi = 0;
+  for (const auto &c : r.clauses) {
+    if (c.status == ClauseStatus::kSkipped) continue;
+    lo = lo < 0 ? c.min_cases : std::min(lo, c.min_cases);
+    hi = std::max(hi, c.min_cases);
+  }
+  if (hi == 0) return "1 (no tier minimum set)";
+  return lo == hi ? std::to_string(hi) : fmt::format("{}-{} (per clause, see the table)", lo, hi);
+}
+
+std::string size_text(int64_t bytes) {
+  return fmt::format("{} bytes", bytes);
+}
+
+// The run's identity rows, shared by every format.
+std::vector<std::pair<std::string, std::string>> identity_rows(const CampaignResult &r) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"SUT", r.sut},
+      {"SUT file", r.sut_identity.path},
+      {"SUT SONAME", r.sut_identity.soname.empty() ? "(none)" : r.sut_identity.soname},
+      {"SUT size", size_text(r.sut_identity.size)},
+      {"SUT SHA-256", r.sut_identity.sha256},
+      {"Product", r.product},
+      {"Tier", r.tier},
+      {"Accuracy policy", r.policy},
+      {"Seed", fmt::format("{:#x}", r.seed)},
+      {"Shard", r.shard + (r.shard_source.empty() ? "" : " (from " + r.shard_source + ")")},
+      {"Ops", fmt::format("{}", fmt::join(r.ops, ", "))},
+      {"Cases", std::to_string(r.cases)},
+      {"Time", fmt::format("{:.1f} s", r.seconds)},
+      {"Minimum cases per clause", min_cases_text(r)},
+      {"aclnn-conform", r.tool_version.empty() ? "(unknown)" : r.tool_version}};
+  if (!r.expected_variants.empty())
+    rows.emplace_back("Expected variants", fmt::format("{}", fmt::join(r.expected_variants, ", ")));
+  if (!r.clause_pattern.empty()) rows.emplace_back("Clause selection", r.clause_pattern);
+  if (r.allow_incomplete) rows.emplace_back("Incomplete coverage", "allowed (--allow-incomplete)");
+  if (r.interrupted) rows.emplace_back("Interrupted", "yes: SIGINT/SIGTERM stopped the run");
+  return rows;
 }
 
 std::string seed_text(uint64_t seed) {
@@ -242,6 +335,63 @@ AscendRow ascend_row(const AccuracyStats &a) {
   return row;
 }
 
+bool ascend_policy(const CampaignResult &r) {
+  return r.policy == "ascend";
+}
+
+// The rule that judged an accuracy row's outputs (the policy's, and per output the rule the judge
+// applied: sums are judged by the condition-aware bound, not by ulps).
+std::string rule_name(const std::string &rule) {
+  if (rule == "ulp") return "ulp bound (VAL-TOL-1 part 2)";
+  if (rule == "sum") return "condition-aware sum bound";
+  if (rule == "ascend") return "Ascend MERE/MARE (VAL-TOL-1 part 1)";
+  if (rule == "exact") return "exact";
+  return rule;
+}
+std::string judged_by(const CampaignResult &r, const AccuracyStats &a) {
+  if (ascend_policy(r)) return rule_name("ascend");
+  if (a.rules.empty()) return rule_name("ulp") + "; sum outputs: " + rule_name("sum");
+  std::vector<std::string> names;
+  for (const auto &rule : a.rules) names.push_back(rule_name(rule));
+  return fmt::format("{}", fmt::join(names, "; "));
+}
+// Whether the ulp distance decides this row: under the ascend policy, or for sums alone, it is
+// shown for information.
+bool ulps_decide(const CampaignResult &r, const AccuracyStats &a) {
+  if (ascend_policy(r)) return false;
+  return a.rules.empty() ||
+         std::any_of(a.rules.begin(), a.rules.end(), [](const auto &x) { return x == "ulp"; });
+}
+
+// The largest ulp distance, never a meaningless number: beyond the histogram's last bucket it
+// says so, a class mismatch (e.g. NaN for a number) is named.
+std::string max_ulps_text(const AccuracyStats &a) {
+  if (a.elements == 0) return "-";
+  if (!std::isfinite(a.max_ulps)) return "class mismatch";
+  if (a.max_ulps > 256) return "> 256";
+  return fmt::format("{:.4g}", a.max_ulps);
+}
+
+// The Ascend standard's cell: decisive under the ascend policy, information otherwise.
+std::string ascend_text(const CampaignResult &r, const AccuracyStats &a) {
+  const AscendRow row = ascend_row(a);
+  if (!row.known) return "n/a";
+  return ascend_policy(r)
+             ? fmt::format("{} (T = {}; decides)", row.pass ? "PASS" : "FAIL", num(row.threshold))
+             : fmt::format("{} (T = {}; information only, does not decide)",
+                           row.pass ? "within" : "outside", num(row.threshold));
+}
+
+constexpr const char *kAccuracyIntro =
+    "Every compared output element against the value of record. Each row names the rule that "
+    "judged it; the verdict follows only that rule (the campaign's policy: ulp or ascend). Sums "
+    "(LayerNormBackward's and GroupedBiasAddGrad's reductions) are judged by the condition-aware "
+    "sum bound, so their ulp distances are information. The Ascend precision standard (MERE < T "
+    "and MARE < 10 T) decides only under --policy ascend. \"Max ulps\" is the largest distance "
+    "between values of the same class; \"> 256\" is beyond the histogram's last bucket and "
+    "\"class mismatch\" means an element of another class (NaN, inf or zero where a number was "
+    "due), counted in the \"class\" bucket.";
+
 // The ops in the order their clauses first appear ("common" included).
 std::vector<std::string> suite_order(const CampaignResult &r) {
   std::vector<std::string> ops;
@@ -285,6 +435,10 @@ std::vector<std::pair<std::string, std::string>> small_case_values(const Case &c
   return out;
 }
 
+bool listed_in(const std::vector<std::string> &list, const std::string &id) {
+  return std::find(list.begin(), list.end(), id) != list.end();
+}
+
 std::string item_kind(const std::string &entry) {
   return find_clause(entry) ? "clause" : "property";
 }
@@ -308,37 +462,43 @@ std::string html_escape(const std::string &s) {
 // ---------------------------------------------------------------------------------- Markdown
 
 std::string render_markdown(const CampaignResult &r) {
-  const Counts n = count(r);
   std::string s = "# aclnn-conform conformance report\n\n";
   s += "| | |\n|---|---|\n";
-  s += "| SUT | " + md_cell(r.sut) + " |\n";
-  s += "| Product | " + md_cell(r.product) + " |\n";
-  s += "| Tier | " + md_cell(r.tier) + " |\n";
-  s += "| Accuracy policy | " + md_cell(r.policy) + " |\n";
-  s += "| Seed | " + seed_text(r.seed) + " |\n";
-  s += "| Shard | " + md_cell(r.shard) + " |\n";
-  s += "| Ops | " + md_cell(fmt::format("{}", fmt::join(r.ops, ", "))) + " |\n";
-  s += fmt::format("| Cases | {} |\n", r.cases);
-  s += fmt::format("| Time | {:.1f} s |\n", r.seconds);
-  s += "| Verdict | **" + verdict_text(r) + "** |\n\n";
-  s += fmt::format(
-      "{} clauses: {} conform, {} deviate, {} not reached, {} skipped by request, {} expected "
-      "failures; {} deviation{} found.\n\n",
-      r.clauses.size(), n.conforms, n.deviates, n.not_reached, n.skipped, n.xfail,
-      r.deviations.size(), r.deviations.size() == 1 ? "" : "s");
+  for (const auto &[k, v] : identity_rows(r)) s += "| " + md_cell(k) + " | " + md_cell(v) + " |\n";
+  s += "| Verdict | **" + md_cell(verdict_text(r)) + "** |\n\n";
+  s += fmt::format("{}; {} found.\n\n", counts_text(r),
+                   plural(static_cast<int64_t>(r.deviations.size()), "deviation"));
 
   s += "## Clauses\n\n";
-  s += "| Clause | Op | Status | Reached | Deviations | Variants matched | Text |\n";
-  s += "|---|---|---|---:|---:|---|---|\n";
+  s += "| Clause | Op | Status | Reached | Min | Deviations | Variants matched | Text |\n";
+  s += "|---|---|---|---:|---:|---:|---|---|\n";
   for (const auto &c : r.clauses) {
-    std::string st = status_name(c.status);
+    std::string st = md_cell(status_label(c));
     if (c.status == ClauseStatus::kDeviates) st = "**" + st + "**";
     std::vector<std::string> vs;
     for (const auto &v : c.variants) vs.push_back(md_code(v));
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.id), md_cell(c.op), st,
-                     c.reached, c.deviations, fmt::join(vs, ", "),
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.id), md_cell(c.op),
+                     st, c.reached, c.min_cases, c.deviations, fmt::join(vs, ", "),
                      md_cell(excerpt(clause_text(c.id))));
   }
+  s += "\n";
+
+  s += "## Coverage\n\n";
+  s += "A clause is judged only when enough cases reach it: at least " + min_cases_text(r) +
+       " in the " + md_cell(r.tier) +
+       " tier. Below that it is *under-tested* (*not reached* with none), and the verdict is "
+       "INCOMPLETE (exit 3) unless `--allow-incomplete` is given.\n\n";
+  bool short_of = false;
+  for (const auto &c : r.clauses) {
+    if (c.status != ClauseStatus::kNotReached && c.status != ClauseStatus::kUnderTested) continue;
+    s += fmt::format("- {} ({}): {} - reached by {} of the {} cases it needs{}.\n", md_code(c.id),
+                     md_cell(c.op),
+                     c.status == ClauseStatus::kNotReached ? "NOT REACHED" : "UNDER-TESTED",
+                     c.reached, std::max<int64_t>(c.min_cases, 1),
+                     r.allow_incomplete ? " (allowed by --allow-incomplete)" : "");
+    short_of = true;
+  }
+  if (!short_of) s += "Every selected clause was reached often enough.\n";
   s += "\n";
 
   s += "## Deviations\n\n";
@@ -347,15 +507,23 @@ std::string render_markdown(const CampaignResult &r) {
     const Deviation &d = r.deviations[i];
     s += fmt::format("### {}. {} ({})\n\n", i + 1, md_cell(d.clause), md_cell(d.op));
     s += "- Kind: " + md_cell(d.kind.empty() ? "deviation" : d.kind) + "\n";
+    if (!d.expected_variant.empty())
+      s += "- Expected variant: conforms to variant " + md_code(d.expected_variant) +
+           " (--expect-variant), so it does not count against the verdict\n";
     s += "- Variants: " + variants_text(d.variants) + "\n";
-    s += "- Case: " + md_code(d.minimal.describe()) + "\n";
+    s += "- Case: " + md_code(d.summary.empty() ? d.minimal.describe() : d.summary) + "\n";
+    if (!d.call.empty()) s += "- Call in flight: " + md_code(d.call) + "\n";
     if (!expected_got(d).empty()) s += "- Status: " + md_cell(expected_got(d)) + "\n";
     if (!d.detail.empty()) s += "- Detail: " + md_cell(d.detail) + "\n";
     if (!d.origin.empty())
       s += fmt::format("- Origin: {} (shrunk in {} steps)\n", md_cell(d.origin), d.shrink_steps);
+    if (d.found_at_case > 0 || d.found_at_seconds > 0)
+      s += fmt::format("- Found after: {} cases, {:.1f} s\n", d.found_at_case, d.found_at_seconds);
     s += "- Repro: " +
          (d.repro_file.empty() ? std::string("(none written)") : md_code(d.repro_file)) + "\n";
     if (!d.corpus_file.empty()) s += "- Corpus entry: " + md_code(d.corpus_file) + "\n";
+    if (!d.case_id.empty())
+      s += "- Re-run: " + md_code("aclnn-conform replay OUT/corpus --case " + d.case_id) + "\n";
     s += "\nFailures:\n\n" + md_code_block(d.all_failures.empty() ? d.detail : d.all_failures) +
          "\n";
   }
@@ -364,30 +532,27 @@ std::string render_markdown(const CampaignResult &r) {
   if (r.accuracy.empty()) {
     s += "No outputs compared.\n\n";
   } else {
-    s += "ULP error of every compared output element against the value of record (VAL-TOL-1 part "
-         "2), and the Ascend precision standard (part 1: MERE < T and MARE < 10 T).\n\n";
-    s += "| Op | Dtype | Elements | Max ulps |";
+    s += std::string(kAccuracyIntro) + "\n\n";
+    s += "| Op | Dtype | Judged by | Elements | Max ulps |";
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       s += fmt::format(" {} |", md_cell(aclnn_ref::bucket_label(b)));
-    s += " MERE | MARE | Ascend standard |\n|---|---|---:|---:|";
+    s += " MERE | MARE | Ascend standard |\n|---|---|---|---:|---:|";
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b) s += "---:|";
     s += "---:|---:|---|\n";
     for (const auto &a : r.accuracy) {
-      s += fmt::format("| {} | {} | {} | {} |", md_cell(a.op), md_cell(a.dtype), a.elements,
-                       num(a.max_ulps));
+      s += fmt::format("| {} | {} | {} | {} | {}{} |", md_cell(a.op), md_cell(a.dtype),
+                       md_cell(judged_by(r, a)), a.elements, max_ulps_text(a),
+                       ulps_decide(r, a) ? "" : " (information)");
       for (int b = 0; b < aclnn_ref::kBucketCount; ++b) s += fmt::format(" {} |", a.histogram[b]);
-      const AscendRow row = ascend_row(a);
-      s += fmt::format(
-          " {} | {} | {} |\n", num(a.mere()), num(a.mare),
-          row.known ? fmt::format("{} (T = {})", row.pass ? "pass" : "FAIL", num(row.threshold))
-                    : "n/a");
+      s += fmt::format(" {} | {} | {} |\n", num(a.mere()), num(a.mare), ascend_text(r, a));
     }
     s += "\n";
   }
 
-  s += "## Skipped, expected failures and unreached clauses\n\n";
+  s += "## Skipped, expected failures, expected variants and unreached clauses\n\n";
   s += "Nothing below is a conformance statement: each entry is a property that did not run, or "
-       "whose failure was tolerated, or a clause no case exercised.\n\n";
+       "whose failure was tolerated or explained by an expected variant, or a clause too few "
+       "cases exercised.\n\n";
   bool any = false;
   for (const auto &e : r.skipped) {
     s += "- Skipped by request (" + item_kind(e) + "): " + md_code(e) +
@@ -401,17 +566,28 @@ std::string render_markdown(const CampaignResult &r) {
   }
   for (const auto &c : r.clauses) {
     if (c.status == ClauseStatus::kSkipped)
-      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) +
-           "): SKIPPED by request - not checked.\n";
+      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) + "): SKIPPED " +
+           (listed_in(r.skipped, c.id) ? "by request" : "by selection (--clauses)") +
+           " - not checked.\n";
     else if (c.status == ClauseStatus::kExpectedFailure)
       s += fmt::format(
           "- Clause {} ({}): EXPECTED FAILURE (xfail) - {} deviation(s) in {} cases "
           "tolerated{}.\n",
           md_code(c.id), md_cell(c.op), c.deviations, c.reached,
           c.first_detail.empty() ? "" : "; first: " + md_cell(c.first_detail));
+    else if (c.status == ClauseStatus::kConformsToVariant)
+      s += fmt::format(
+          "- Clause {} ({}): CONFORMS TO VARIANT {} - {} of {} cases follow the expected variant, "
+          "not the behaviour of record.\n",
+          md_code(c.id), md_cell(c.op),
+          md_cell(fmt::format("{}", fmt::join(c.expected_variants_matched, ", "))), c.deviations,
+          c.reached);
     else if (c.status == ClauseStatus::kNotReached)
       s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) +
            "): NOT REACHED - no case exercised it.\n";
+    else if (c.status == ClauseStatus::kUnderTested)
+      s += fmt::format("- Clause {} ({}): UNDER-TESTED - {} of {} cases.\n", md_code(c.id),
+                       md_cell(c.op), c.reached, c.min_cases);
     else
       continue;
     any = true;
@@ -425,56 +601,62 @@ std::string render_markdown(const CampaignResult &r) {
 
 // ---------------------------------------------------------------------------------- JUnit XML
 
+// Follows junit-10.xsd (tests/schemas/), which Jenkins' xUnit and GitLab read: run properties
+// at testsuite level only, a clause's counts in its <system-out>, real times (a clause's time
+// is that of the cases that reached it; cases reach several clauses, so a suite's time is its
+// slowest clause's, not a sum).
 std::string render_junit(const CampaignResult &r) {
   const Counts total = count(r);
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += fmt::format(
       "<testsuites name=\"aclnn-conform\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
-      "skipped=\"{}\" time=\"{:.3f}\">\n",
-      r.clauses.size(), total.deviates, total.not_reached + total.skipped + total.xfail, r.seconds);
+      "time=\"{:.3f}\">\n",
+      r.clauses.size(), total.deviates, std::max(0.0, r.seconds));
   for (const auto &op : suite_order(r)) {
     int64_t tests = 0, failures = 0, skipped = 0, reached = 0, deviations = 0;
+    double seconds = 0;
     for (const auto &c : r.clauses) {
       if (c.op != op) continue;
       ++tests;
       reached += c.reached;
       deviations += c.deviations;
+      seconds = std::max(seconds, c.seconds);
       if (c.status == ClauseStatus::kDeviates)
         ++failures;
-      else if (c.status != ClauseStatus::kConforms)
+      else if (c.status != ClauseStatus::kConforms && c.status != ClauseStatus::kConformsToVariant)
         ++skipped;
     }
     s += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
-        "time=\"0\">\n",
-        attr(op), tests, failures, skipped);
+        "time=\"{:.3f}\">\n",
+        attr(op), tests, failures, skipped, seconds);
     s += "    <properties>\n";
-    const std::pair<std::string, std::string> props[] = {{"sut", r.sut},
-                                                         {"product", r.product},
-                                                         {"tier", r.tier},
-                                                         {"policy", r.policy},
-                                                         {"seed", seed_text(r.seed)},
-                                                         {"shard", r.shard},
-                                                         {"cases", std::to_string(r.cases)},
-                                                         {"reached", std::to_string(reached)},
-                                                         {"deviations", std::to_string(deviations)},
-                                                         {"verdict", verdict_text(r)}};
+    std::vector<std::pair<std::string, std::string>> props = {
+        {"sut", r.sut},
+        {"sut.path", r.sut_identity.path},
+        {"sut.soname", r.sut_identity.soname},
+        {"sut.size", std::to_string(r.sut_identity.size)},
+        {"sut.sha256", r.sut_identity.sha256},
+        {"product", r.product},
+        {"tier", r.tier},
+        {"policy", r.policy},
+        {"seed", seed_text(r.seed)},
+        {"shard", r.shard},
+        {"version", r.tool_version},
+        {"cases", std::to_string(r.cases)},
+        {"reached", std::to_string(reached)},
+        {"deviations", std::to_string(deviations)},
+        {"verdict", verdict_text(r)}};
+    if (!r.expected_variants.empty())
+      props.emplace_back("expected_variants",
+                         fmt::format("{}", fmt::join(r.expected_variants, ",")));
     for (const auto &[k, v] : props)
       s += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", attr(k), attr(v));
     s += "    </properties>\n";
     for (const auto &c : r.clauses) {
       if (c.op != op) continue;
-      s += fmt::format("    <testcase classname=\"aclnn.{}\" name=\"{}\" time=\"0\">\n", attr(c.op),
-                       attr(c.id));
-      s += "      <properties>\n";
-      s += fmt::format("        <property name=\"reached\" value=\"{}\"/>\n", c.reached);
-      s += fmt::format("        <property name=\"deviations\" value=\"{}\"/>\n", c.deviations);
-      s += fmt::format("        <property name=\"status\" value=\"{}\"/>\n",
-                       attr(status_name(c.status)));
-      if (!c.variants.empty())
-        s += fmt::format("        <property name=\"variants\" value=\"{}\"/>\n",
-                         attr(fmt::format("{}", fmt::join(c.variants, ","))));
-      s += "      </properties>\n";
+      s += fmt::format("    <testcase classname=\"aclnn.{}\" name=\"{}\" time=\"{:.3f}\">\n",
+                       attr(c.op), attr(c.id), std::max(0.0, c.seconds));
       switch (c.status) {
         case ClauseStatus::kDeviates: {
           const auto devs = deviations_of(r, c.id);
@@ -483,9 +665,12 @@ std::string render_junit(const CampaignResult &r) {
           body = fmt::format("{} of {} cases deviate; {}.\n", c.deviations, c.reached,
                              variants_text(c.variants));
           for (const Deviation *d : devs) {
-            body += "\ncase: " + d->minimal.describe() + "\n";
+            body += "\ncase: " + (d->summary.empty() ? d->minimal.describe() : d->summary) + "\n";
+            if (!d->call.empty()) body += "call: " + d->call + "\n";
             if (!expected_got(*d).empty()) body += expected_got(*d) + "\n";
             if (!d->repro_file.empty()) body += "repro: " + d->repro_file + "\n";
+            if (!d->case_id.empty())
+              body += "re-run: aclnn-conform replay --case " + d->case_id + "\n";
             body += d->all_failures.empty() ? d->detail + "\n" : d->all_failures + "\n";
           }
           std::string message = c.first_detail;
@@ -496,17 +681,34 @@ std::string render_junit(const CampaignResult &r) {
           break;
         }
         case ClauseStatus::kNotReached:
-          s += "      <skipped message=\"not reached\"/>\n";
+          s += fmt::format(
+              "      <skipped message=\"{}\"/>\n",
+              attr(fmt::format("not reached: 0 of {} cases{}", std::max<int64_t>(c.min_cases, 1),
+                               r.interrupted ? " (run interrupted)" : "")));
+          break;
+        case ClauseStatus::kUnderTested:
+          s +=
+              fmt::format("      <skipped message=\"{}\"/>\n",
+                          attr(fmt::format("under-tested: {} of {} cases{}", c.reached, c.min_cases,
+                                           r.interrupted ? " (run interrupted)" : "")));
           break;
         case ClauseStatus::kSkipped:
-          s += "      <skipped message=\"skipped by request\"/>\n";
+          s += fmt::format("      <skipped message=\"{}\"/>\n", listed_in(r.skipped, c.id)
+                                                                    ? "skipped by request"
+                                                                    : "not selected (--clauses)");
           break;
         case ClauseStatus::kExpectedFailure:
           s += "      <skipped message=\"expected failure (xfail)\"/>\n";
           break;
+        case ClauseStatus::kConformsToVariant:
         case ClauseStatus::kConforms:
           break;
       }
+      s += fmt::format("      <system-out>{}</system-out>\n",
+                       html_escape(fmt::format(
+                           "{}: reached by {} cases (minimum {}), {} deviate{}", status_label(c),
+                           c.reached, c.min_cases, c.deviations,
+                           c.variants.empty() ? std::string() : "; " + variants_text(c.variants))));
       s += "    </testcase>\n";
     }
     s += "  </testsuite>\n";
@@ -529,7 +731,8 @@ th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .st{font-weight:bold;border-radius:3px;padding:0 .4em;white-space:nowrap}
 .st-conforms{background:#d8f3d8;color:#145214}.st-deviates{background:#fadada;color:#7a1010}
 .st-notreached{background:#eee;color:#555}.st-skipped{background:#fff3c4;color:#6b5200}
-.st-xfail{background:#ffe0c2;color:#7a3d00}
+.st-xfail{background:#ffe0c2;color:#7a3d00}.st-undertested{background:#ffe9a8;color:#6b5200}
+.st-variant{background:#dbe9fb;color:#123c73}.warn{background:#fff3c4;color:#6b5200}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
 code{background:#f3f3f3;padding:0 .2em}
 .dev{border:1px solid #e0b4b4;border-radius:4px;padding:.2em 1em;margin:1em 0}
@@ -541,12 +744,14 @@ std::string h(const std::string &s) {
   return html_escape(s);
 }
 
-std::string status_span(ClauseStatus st) {
-  return fmt::format("<span class=\"st st-{}\">{}</span>", status_css(st), h(status_name(st)));
+std::string status_span(const ClauseVerdict &c) {
+  return fmt::format("<span class=\"st st-{}\">{}</span>", status_css(c.status),
+                     h(status_label(c)));
 }
 
-// One ULP-error histogram as an inline SVG bar chart (log scale: counts span many decades).
-std::string histogram_svg(const AccuracyStats &a) {
+// One ULP-error histogram as an inline SVG bar chart (log scale: counts span many decades). When
+// ulps do not decide the row (sums, the ascend policy) the bars are grey: information only.
+std::string histogram_svg(const AccuracyStats &a, bool decides) {
   constexpr int kBarW = 44, kGap = 6, kLeft = 8, kTop = 18, kPlotH = 120;
   constexpr int kW = kLeft * 2 + aclnn_ref::kBucketCount * (kBarW + kGap), kH = kTop + kPlotH + 34;
   int64_t max = 0;
@@ -564,10 +769,11 @@ std::string histogram_svg(const AccuracyStats &a) {
                                 : 0;
     const int bh = v > 0 ? std::max(1, static_cast<int>(std::lround(frac * kPlotH))) : 0;
     const int x = kLeft + b * (kBarW + kGap);
-    const char *color = b == aclnn_ref::kBClass ? "#c0392b"
-                        : b <= aclnn_ref::kB1   ? "#2e86c1"
-                        : b <= aclnn_ref::kB4   ? "#f39c12"
-                                                : "#c0392b";
+    const char *color = !decides                  ? "#9e9e9e"
+                        : b == aclnn_ref::kBClass ? "#c0392b"
+                        : b <= aclnn_ref::kB1     ? "#2e86c1"
+                        : b <= aclnn_ref::kB4     ? "#f39c12"
+                                                  : "#c0392b";
     s += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} ulps: {}"
         "</title></rect>\n",
@@ -588,42 +794,50 @@ std::string histogram_svg(const AccuracyStats &a) {
 }  // namespace
 
 std::string render_html(const CampaignResult &r) {
-  const Counts n = count(r);
   std::string s =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>aclnn-conform report: " +
       h(r.sut) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n";
   s += "<h1>aclnn-conform conformance report</h1>\n";
-  s += fmt::format("<p class=\"verdict {}\">{}</p>\n", r.conformant() ? "ok" : "bad",
+  const Verdict v = r.verdict();
+  s += fmt::format("<p class=\"verdict {}\">{}</p>\n",
+                   v == Verdict::kConformant   ? "ok"
+                   : v == Verdict::kDeviations ? "bad"
+                                               : "warn",
                    h(verdict_text(r)));
   s += "<table>\n";
-  const std::pair<std::string, std::string> rows[] = {
-      {"SUT", r.sut},
-      {"Product", r.product},
-      {"Tier", r.tier},
-      {"Accuracy policy", r.policy},
-      {"Seed", seed_text(r.seed)},
-      {"Shard", r.shard},
-      {"Ops", fmt::format("{}", fmt::join(r.ops, ", "))},
-      {"Cases", std::to_string(r.cases)},
-      {"Time", fmt::format("{:.1f} s", r.seconds)},
-      {"Clauses",
-       fmt::format("{}: {} conform, {} deviate, {} not reached, {} skipped, {} expected failures",
-                   r.clauses.size(), n.conforms, n.deviates, n.not_reached, n.skipped, n.xfail)}};
-  for (const auto &[k, v] : rows) s += "<tr><th>" + h(k) + "</th><td>" + h(v) + "</td></tr>\n";
+  auto rows = identity_rows(r);
+  rows.emplace_back("Clauses", counts_text(r));
+  for (const auto &[k, val] : rows) s += "<tr><th>" + h(k) + "</th><td>" + h(val) + "</td></tr>\n";
   s += "</table>\n";
 
   s += "<h2>Clauses</h2>\n<table>\n<tr><th>Clause</th><th>Op</th><th>Status</th><th>Reached</th>"
-       "<th>Deviations</th><th>Variants matched</th><th>Text</th></tr>\n";
+       "<th>Min</th><th>Deviations</th><th>Variants matched</th><th>Text</th></tr>\n";
   for (const auto &c : r.clauses) {
     s += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td>{}</td><td title=\"{}\">{}</td></tr>\n",
-        h(c.id), h(c.op), status_span(c.status), c.reached, c.deviations,
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td title=\"{}\">{}</td></tr>\n",
+        h(c.id), h(c.op), status_span(c), c.reached, c.min_cases, c.deviations,
         h(fmt::format("{}", fmt::join(c.variants, ", "))), attr(clause_text(c.id)),
         h(excerpt(clause_text(c.id))));
   }
   s += "</table>\n";
+
+  s +=
+      "<h2>Coverage</h2>\n<p>A clause is judged only when enough cases reach it: at least " +
+      h(min_cases_text(r)) + " in the " + h(r.tier) +
+      " tier. Below that it is <i>under-tested</i> (<i>not reached</i> with none), and the "
+      "verdict is INCOMPLETE (exit 3) unless <code>--allow-incomplete</code> is given.</p>\n<ul>\n";
+  bool short_of = false;
+  for (const auto &c : r.clauses) {
+    if (c.status != ClauseStatus::kNotReached && c.status != ClauseStatus::kUnderTested) continue;
+    s += fmt::format("<li><code>{}</code> ({}): {} reached by {} of the {} cases it needs{}</li>\n",
+                     h(c.id), h(c.op), status_span(c), c.reached, std::max<int64_t>(c.min_cases, 1),
+                     r.allow_incomplete ? " (allowed by --allow-incomplete)" : "");
+    short_of = true;
+  }
+  if (!short_of) s += "<li>Every selected clause was reached often enough.</li>\n";
+  s += "</ul>\n";
 
   s += "<h2>Deviations</h2>\n";
   if (r.deviations.empty()) s += "<p>None.</p>\n";
@@ -633,19 +847,32 @@ std::string render_html(const CampaignResult &r) {
         "<div class=\"dev\" id=\"dev{}\">\n<h3>{}. <code>{}</code> ({}) &ndash; {}</h3>\n", i + 1,
         i + 1, h(d.clause), h(d.op), h(d.kind.empty() ? "deviation" : d.kind));
     s += "<table>\n";
+    if (!d.expected_variant.empty())
+      s += "<tr><th>Expected variant</th><td>conforms to variant <code>" + h(d.expected_variant) +
+           "</code> (--expect-variant): does not count against the verdict</td></tr>\n";
     s += "<tr><th>Variants</th><td>" + h(variants_text(d.variants)) + "</td></tr>\n";
-    s += "<tr><th>Case</th><td><code>" + h(d.minimal.describe()) + "</code></td></tr>\n";
+    s += "<tr><th>Case</th><td><code>" + h(d.summary.empty() ? d.minimal.describe() : d.summary) +
+         "</code></td></tr>\n";
+    if (!d.call.empty())
+      s += "<tr><th>Call in flight</th><td><code>" + h(d.call) + "</code></td></tr>\n";
     if (!expected_got(d).empty())
       s += "<tr><th>Status</th><td>" + h(expected_got(d)) + "</td></tr>\n";
     if (!d.origin.empty())
       s += "<tr><th>Origin</th><td>" +
            h(fmt::format("{} (shrunk in {} steps)", d.origin, d.shrink_steps)) + "</td></tr>\n";
+    if (d.found_at_case > 0 || d.found_at_seconds > 0)
+      s += "<tr><th>Found after</th><td>" +
+           h(fmt::format("{} cases, {:.1f} s", d.found_at_case, d.found_at_seconds)) +
+           "</td></tr>\n";
     s += "<tr><th>Repro</th><td>" +
          (d.repro_file.empty() ? std::string("(none written)")
                                : "<code>" + h(d.repro_file) + "</code>") +
          "</td></tr>\n";
     if (!d.corpus_file.empty())
       s += "<tr><th>Corpus entry</th><td><code>" + h(d.corpus_file) + "</code></td></tr>\n";
+    if (!d.case_id.empty())
+      s += "<tr><th>Re-run</th><td><code>aclnn-conform replay OUT/corpus --case " + h(d.case_id) +
+           "</code></td></tr>\n";
     const auto values = small_case_values(d.minimal);
     for (const auto &[name, line] : values)
       s += "<tr><th>" + h(name) + "</th><td><code>" + h(line) + "</code></td></tr>\n";
@@ -660,33 +887,38 @@ std::string render_html(const CampaignResult &r) {
   if (r.accuracy.empty()) {
     s += "<p>No outputs compared.</p>\n";
   } else {
-    s += "<p>ULP error against the value of record (VAL-TOL-1 part 2) and the Ascend precision "
-         "standard (part 1: MERE &lt; T and MARE &lt; 10&nbsp;T).</p>\n";
-    s += "<table>\n<tr><th>Op</th><th>Dtype</th><th>Elements</th><th>Max ulps</th><th>MERE</th>"
-         "<th>MARE</th><th>Ascend standard</th></tr>\n";
+    s += "<p>" + h(kAccuracyIntro) + "</p>\n";
+    s += "<table>\n<tr><th>Op</th><th>Dtype</th><th>Judged by</th><th>Elements</th>"
+         "<th>Max ulps</th><th>MERE</th><th>MARE</th><th>Ascend standard</th></tr>\n";
     for (const auto &a : r.accuracy) {
       const AscendRow row = ascend_row(a);
+      const std::string ascend =
+          !row.known         ? "n/a"
+          : ascend_policy(r) ? fmt::format("<span class=\"st st-{}\">{}</span> (T = {}; decides)",
+                                           row.pass ? "conforms" : "deviates",
+                                           row.pass ? "pass" : "fail", h(num(row.threshold)))
+                             : h(ascend_text(r, a));
       s += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}{}</td>"
           "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-          h(a.op), h(a.dtype), a.elements, h(num(a.max_ulps)), h(num(a.mere())), h(num(a.mare)),
-          row.known ? fmt::format("<span class=\"st st-{}\">{}</span> (T = {})",
-                                  row.pass ? "conforms" : "deviates", row.pass ? "pass" : "fail",
-                                  h(num(row.threshold)))
-                    : "n/a");
+          h(a.op), h(a.dtype), h(judged_by(r, a)), a.elements, h(max_ulps_text(a)),
+          ulps_decide(r, a) ? "" : " (information)", h(num(a.mere())), h(num(a.mare)), ascend);
     }
     s += "</table>\n<div class=\"charts\">\n";
     for (const auto &a : r.accuracy) {
+      const bool decides = ulps_decide(r, a);
       s += "<div class=\"chart\"><div><b>" + h(a.op) + "</b> " + h(a.dtype) +
-           fmt::format(" &ndash; {} elements, max {} ulps</div>\n", a.elements, h(num(a.max_ulps)));
-      s += histogram_svg(a) + "\n</div>\n";
+           fmt::format(" &ndash; {} elements, max ulps {}{}</div>\n", a.elements,
+                       h(max_ulps_text(a)), decides ? "" : " (information: not the verdict rule)");
+      s += histogram_svg(a, decides) + "\n</div>\n";
     }
     s += "</div>\n";
   }
 
-  s += "<h2>Skipped, expected failures and unreached clauses</h2>\n"
+  s += "<h2>Skipped, expected failures, expected variants and unreached clauses</h2>\n"
        "<p>Nothing below is a conformance statement: each entry is a property that did not run, "
-       "or whose failure was tolerated, or a clause no case exercised.</p>\n<ul>\n";
+       "or whose failure was tolerated or explained by an expected variant, or a clause too few "
+       "cases exercised.</p>\n<ul>\n";
   bool any = false;
   for (const auto &e : r.skipped) {
     s += "<li>Skipped by request (" + h(item_kind(e)) + "): <code>" + h(e) +
@@ -699,16 +931,33 @@ std::string render_html(const CampaignResult &r) {
     any = true;
   }
   for (const auto &c : r.clauses) {
-    if (c.status == ClauseStatus::kConforms || c.status == ClauseStatus::kDeviates) continue;
-    std::string why = c.status == ClauseStatus::kSkipped ? "skipped by request &ndash; not checked"
-                      : c.status == ClauseStatus::kExpectedFailure
-                          ? fmt::format(
-                                "expected failure (xfail) &ndash; {} deviation(s) in {} "
-                                "cases tolerated",
-                                c.deviations, c.reached)
-                          : std::string("not reached &ndash; no case exercised it");
-    s += "<li>Clause <code>" + h(c.id) + "</code> (" + h(c.op) + "): " + status_span(c.status) +
-         " " + why + "</li>\n";
+    std::string why;
+    switch (c.status) {
+      case ClauseStatus::kConforms:
+      case ClauseStatus::kDeviates:
+        continue;
+      case ClauseStatus::kSkipped:
+        why = listed_in(r.skipped, c.id) ? "skipped by request &ndash; not checked"
+                                         : "not selected by --clauses &ndash; not checked";
+        break;
+      case ClauseStatus::kExpectedFailure:
+        why = fmt::format("expected failure (xfail) &ndash; {} deviation(s) in {} cases tolerated",
+                          c.deviations, c.reached);
+        break;
+      case ClauseStatus::kConformsToVariant:
+        why = fmt::format(
+            "&ndash; {} of {} cases follow the expected variant, not the behaviour of record",
+            c.deviations, c.reached);
+        break;
+      case ClauseStatus::kNotReached:
+        why = "&ndash; no case exercised it";
+        break;
+      case ClauseStatus::kUnderTested:
+        why = fmt::format("&ndash; {} of {} cases", c.reached, c.min_cases);
+        break;
+    }
+    s += "<li>Clause <code>" + h(c.id) + "</code> (" + h(c.op) + "): " + status_span(c) + " " +
+         why + "</li>\n";
     any = true;
   }
   if (!any) s += "<li>None: every clause was exercised and judged.</li>\n";

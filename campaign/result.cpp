@@ -254,12 +254,18 @@ nlohmann::json to_json(const CampaignResult &r) {
     put_number(row, "max_ulps", a.max_ulps);
     put_number(row, "mere", a.mere());
     put_number(row, "mare", a.mare);
+    row["rules"] = a.rules;
+    put_number(row, "max_bound_ratio", a.max_bound_ratio);
     j["accuracy"].push_back(std::move(row));
   }
   j["warnings"] = r.warnings;
   j["skipped"] = r.skipped;
   j["xfails"] = r.xfails;
   return j;
+}
+
+std::string report_json_text(const CampaignResult &r) {
+  return to_json(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 CampaignResult result_from_json(const nlohmann::json &j) {
@@ -332,6 +338,8 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     s.max_ulps = get_number(a, "max_ulps");
     s.mere_weighted_sum = get_number(a, "mere") * static_cast<double>(s.elements);
     s.mare = get_number(a, "mare");
+    s.rules = a.at("rules").get<std::vector<std::string>>();
+    s.max_bound_ratio = get_number(a, "max_bound_ratio");
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       s.histogram[static_cast<size_t>(b)] = a.at("histogram").at(aclnn_ref::bucket_label(b));
     r.accuracy.push_back(std::move(s));
@@ -411,6 +419,9 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       t.max_ulps = std::max(t.max_ulps, a.max_ulps);
       t.mere_weighted_sum += a.mere_weighted_sum;
       t.mare = std::max(t.mare, a.mare);
+      t.max_bound_ratio = std::max(t.max_bound_ratio, a.max_bound_ratio);
+      for (const auto &rule : a.rules)
+        if (!listed(t.rules, rule)) t.rules.push_back(rule);
     }
     for (const auto &w : s.warnings)
       if (warnings.insert(w).second) m.warnings.push_back(w);

@@ -110,6 +110,10 @@ struct AccuracyStats {
   double max_ulps = 0;
   double mere_weighted_sum = 0;  // sum of MERE * elements, over compared outputs
   double mare = 0;
+  // The tolerance rules that judged these outputs: "ulp", "sum" (condition-aware sum bound),
+  // "ascend" (MERE/MARE), "exact" (set by the campaign; empty: unknown).
+  std::vector<std::string> rules{};
+  double max_bound_ratio = 0;  // "sum": the largest |got - exact| / bound (<= 1 passes)
   double mere() const { return elements ? mere_weighted_sum / elements : 0; }
 };
 
@@ -159,6 +163,9 @@ double get_number(const nlohmann::json &j, const std::string &key);
 
 nlohmann::json to_json(const CampaignResult &r);
 CampaignResult result_from_json(const nlohmann::json &j);  // throws on a schema it cannot read
+// report.json's text: invalid UTF-8 in strings (a SUT's error message can hold any bytes)
+// becomes U+FFFD rather than an exception.
+std::string report_json_text(const CampaignResult &r);
 
 // Merges shard results of one campaign (same SUT, product, seed): counts add up, statuses are
 // recomputed, deviations and accuracy are combined.

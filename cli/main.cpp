@@ -1,13 +1,20 @@
 // aclnn-conform: conformance campaigns of any aclnn implementation against the specification.
-// Exit status: 0 conformant, 1 deviations found, 2 usage or set-up error.
+// Exit status (kExitCodes below, docs/report-format.md): 0 conformant, 1 deviations, 2 usage or
+// set-up error, 3 incomplete, 4 interrupted, 5 internal error.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "campaign/campaign.hpp"
@@ -26,24 +33,124 @@ using namespace aclnn_conform;
 
 namespace {
 
-constexpr int kConformant = 0, kDeviations = 1, kUsage = 2;
+enum ExitCode {
+  kExitConformant = 0,
+  kExitDeviations = 1,
+  kExitUsage = 2,
+  kExitIncomplete = 3,
+  kExitInterrupted = 4,
+  kExitInternal = 5,
+};
 
-// "90s", "2m", "1h", "1.5m" or plain seconds.
-double parse_duration(const std::string &text) {
-  size_t used = 0;
-  const double v = std::stod(text, &used);
-  const std::string unit = text.substr(used);
-  if (unit.empty() || unit == "s") return v;
-  if (unit == "m") return v * 60;
-  if (unit == "h") return v * 3600;
-  throw std::invalid_argument("bad duration '" + text + "' (use 90s, 2m, 1h)");
+constexpr const char *kExitCodes =
+    "Exit status:\n"
+    "  0  CONFORMANT: every selected clause reached often enough, none deviates\n"
+    "  1  DEVIATIONS: at least one clause deviates (expected failures and expected variants "
+    "excepted)\n"
+    "  2  usage or set-up error: bad flag, value or file; SUT cannot be loaded\n"
+    "  3  INCOMPLETE: a clause was not reached or under-tested (see --allow-incomplete)\n"
+    "  4  INTERRUPTED: stopped by SIGINT/SIGTERM; the reports cover what ran\n"
+    "  5  internal error of aclnn-conform itself (never a verdict)\n";
+
+int exit_code(Verdict v) {
+  switch (v) {
+    case Verdict::kConformant:
+      return kExitConformant;
+    case Verdict::kDeviations:
+      return kExitDeviations;
+    case Verdict::kIncomplete:
+      return kExitIncomplete;
+    case Verdict::kInterrupted:
+      return kExitInterrupted;
+  }
+  return kExitInternal;
 }
 
-std::vector<std::string> read_list(const std::string &path) {
+// A bad flag value or input file: exit status 2, with a message that names the flag and the rule.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// SIGINT/SIGTERM ask the engine to stop (CampaignConfig::stop_requested); a second one ends the
+// process at once.
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop = 1;
+  constexpr char kMsg[] = "\naclnn-conform: stopping; writing the reports of what ran\n";
+  [[maybe_unused]] const auto n = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// "90s", "2m", "1h", "1.5m" or plain seconds; positive and finite.
+double parse_duration(const std::string &flag, const std::string &text) {
+  static const std::regex kDuration(R"(\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*(s|m|h)?\s*)");
+  std::smatch m;
+  const std::string hint = " is not a duration (use 90s, 2m, 1h, 1.5m)";
+  if (!std::regex_match(text, m, kDuration)) throw UsageError(flag + ": '" + text + "'" + hint);
+  const double v = std::strtod(m[1].str().c_str(), nullptr);
+  const std::string unit = m[3].str();
+  const double seconds = unit == "m" ? v * 60 : unit == "h" ? v * 3600 : v;
+  if (!(seconds > 0) || !std::isfinite(seconds))
+    throw UsageError(flag + ": '" + text + "' must be a positive duration");
+  return seconds;
+}
+
+// A non-negative integer in decimal or 0x hex that fits in 64 bits.
+uint64_t parse_u64(const std::string &flag, const std::string &text) {
+  static const std::regex kNumber(R"(0[xX][0-9a-fA-F]+|[0-9]+)");
+  const std::string rule = " is not a non-negative integer (0 .. 18446744073709551615, or 0x hex)";
+  if (!std::regex_match(text, kNumber)) throw UsageError(flag + ": '" + text + "'" + rule);
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 0);
+  if (errno == ERANGE) throw UsageError(flag + ": '" + text + "'" + rule);
+  return v;
+}
+
+// "I/N": shard I of N, 0 <= I < N.
+std::pair<int, int> parse_shard(const std::string &text) {
+  static const std::regex kShard(R"(([0-9]{1,9})/([0-9]{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(text, m, kShard))
+    throw UsageError("--shard: '" + text + "' is not I/N (e.g. 0/4: the first of 4 shards)");
+  const int i = std::stoi(m[1].str()), n = std::stoi(m[2].str());
+  if (n < 1 || i >= n) throw UsageError("--shard: '" + text + "' needs 0 <= I < N and N >= 1");
+  return {i, n};
+}
+
+void check_pattern(const std::string &pattern) {
+  try {
+    std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error &e) {
+    throw UsageError("--clauses: '" + pattern +
+                     "' is not an ECMAScript regular expression: " + e.what());
+  }
+}
+
+std::set<std::string> known_variants() {
+  std::set<std::string> names;
+  for (const auto *op : registry()) names.insert(op->variants.begin(), op->variants.end());
+  for (const auto &c : clause_catalog())
+    for (const auto &v : c.variants) names.insert(v.first);
+  return names;
+}
+
+std::vector<std::string> read_list(const std::string &flag, const std::string &path) {
   std::vector<std::string> out;
   if (path.empty()) return out;
   std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read " + path);
+  if (!in) throw UsageError(flag + ": cannot read " + path);
   std::string line;
   while (std::getline(in, line)) {
     const auto hash = line.find('#');
@@ -55,65 +162,222 @@ std::vector<std::string> read_list(const std::string &path) {
   return out;
 }
 
+nlohmann::json read_json(const std::string &what, const fs::path &p) {
+  std::ifstream f(p);
+  if (!f) throw UsageError(what + ": cannot read " + p.string());
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception &e) {
+    throw UsageError(what + ": " + p.string() + " is not valid JSON: " + e.what());
+  }
+}
+
+// The corpus files among `paths` (directories: their *.json files), sorted.
+std::vector<fs::path> corpus_files(const std::vector<std::string> &paths) {
+  std::vector<fs::path> files;
+  for (const auto &p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto &e : fs::directory_iterator(p))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    } else if (fs::exists(p)) {
+      files.emplace_back(p);
+    } else {
+      throw UsageError("replay: no such file or directory: " + p);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Fills what the CLI knows about a run into its result (the engine may have set them already)
+// and recomputes the statuses with the run's selection, variants and coverage rule.
+void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::string &sut_path,
+                     const std::string &shard_source) {
+  if (r.sut_identity.sha256.empty()) r.sut_identity = identify_sut(sut_path);
+  if (r.tool_version.empty()) r.tool_version = conform_version();
+  if (r.shard_source.empty()) r.shard_source = shard_source;
+  r.allow_incomplete = cfg.allow_incomplete;
+  r.expected_variants = cfg.expect_variants;
+  r.clause_pattern = cfg.clause_pattern;
+  r.interrupted = r.interrupted || g_stop != 0;
+  finalize_statuses(r);
+}
+
 // Repro programs for every deviation, then every report file.
 void write_outputs(CampaignResult &r, const std::string &out_dir, bool ascend) {
   ReproOptions repro_options;
   if (ascend) repro_options.tolerance = aclnn_ref::Tolerance::ascend();
   fs::create_directories(out_dir);
   write_repros(r, out_dir, repro_options);
-  std::ofstream(fs::path(out_dir) / "report.json") << to_json(r).dump(1) << "\n";
+  std::ofstream(fs::path(out_dir) / "report.json") << report_json_text(r);
   write_reports(r, out_dir);
 }
 
-void print_summary(const CampaignResult &r, const std::string &out_dir) {
-  int conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0;
-  for (const auto &c : r.clauses) {
-    switch (c.status) {
-      case ClauseStatus::kConforms:
-        ++conforms;
-        break;
-      case ClauseStatus::kDeviates:
-        ++deviates;
-        break;
-      case ClauseStatus::kNotReached:
-        ++not_reached;
-        break;
-      case ClauseStatus::kSkipped:
-        ++skipped;
-        break;
-      case ClauseStatus::kExpectedFailure:
-        ++xfail;
-        break;
-    }
-  }
-  std::cout << fmt::format("aclnn-conform: {} on {} ({} tier, {} policy, seed {}, shard {})\n",
-                           r.sut, r.product, r.tier, r.policy, r.seed, r.shard);
-  std::cout << fmt::format(
-      "  {} cases in {:.1f} s; clauses: {} conform, {} deviate, {} not reached, "
-      "{} skipped, {} expected failures\n",
-      r.cases, r.seconds, conforms, deviates, not_reached, skipped, xfail);
-  for (const auto &c : r.clauses) {
-    if (c.status != ClauseStatus::kDeviates) continue;
-    std::cout << fmt::format(
-        "  DEVIATES {} ({} of {} cases): {}\n", c.id, c.deviations, c.reached,
-        c.variants.empty() ? "no known variant"
-                           : "matches variant " + fmt::format("{}", fmt::join(c.variants, ", ")));
-  }
-  for (const auto &w : r.warnings) std::cout << "  warning: " << w << "\n";
-  std::cout << fmt::format("  verdict: {}; report in {}/report.{{json,md,xml,html}}\n",
-                           r.conformant() ? "CONFORMANT" : "DEVIATIONS FOUND", out_dir);
+// The repro's build command: the line "// build: ..." of its header comment, if it has one.
+std::string repro_build_line(const fs::path &repro) {
+  std::ifstream in(repro);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("// build: ", 0) == 0) return line.substr(10);
+  return "";
 }
 
-}  // namespace
+std::string shell_quote(const std::string &s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./:=+,@") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
-int main(int argc, char **argv) {
-  CLI::App app{"aclnn-conform: conformance campaigns of aclnn implementations"};
+void print_summary(const CampaignResult &r, const std::string &out_dir) {
+  std::map<ClauseStatus, int> n;
+  for (const auto &c : r.clauses) ++n[c.status];
+  std::cout << fmt::format(
+      "aclnn-conform {}: {} ({}, sha256 {}) on {} ({} tier, {} policy, seed {}, shard {})\n",
+      r.tool_version, r.sut, r.sut_identity.path, r.sut_identity.sha256.substr(0, 12), r.product,
+      r.tier, r.policy, r.seed, r.shard);
+  std::cout << fmt::format(
+      "  {} cases in {:.1f} s; clauses: {} conform, {} conform to an expected variant, {} "
+      "deviate, {} not reached, {} under-tested, {} skipped, {} expected failures\n",
+      r.cases, r.seconds, n[ClauseStatus::kConforms], n[ClauseStatus::kConformsToVariant],
+      n[ClauseStatus::kDeviates], n[ClauseStatus::kNotReached], n[ClauseStatus::kUnderTested],
+      n[ClauseStatus::kSkipped], n[ClauseStatus::kExpectedFailure]);
+  // Per deviating clause: its shrunk case and how to re-run it (Hypothesis' "Falsifying
+  // example", benchdnn's repro line).
+  for (const auto &c : r.clauses) {
+    if (c.status != ClauseStatus::kDeviates) continue;
+    const Deviation *d = nullptr;
+    for (const auto &x : r.deviations)
+      if (x.clause == c.id) {
+        d = &x;
+        break;
+      }
+    std::string line = fmt::format("FALSIFIED {} ({} of {} cases", c.id, c.deviations, c.reached);
+    line += c.variants.empty() ? ")"
+                               : fmt::format("; matches variant {})", fmt::join(c.variants, ", "));
+    if (!d) line += ": no counterexample kept under this clause (see the report's deviations)";
+    if (d) {
+      line += ": " + (d->summary.empty() ? d->minimal.describe() : d->summary);
+      if (!d->call.empty()) line += " [in " + d->call + "]";
+      std::string id = d->case_id;
+      if (id.empty() && !d->corpus_file.empty()) id = fs::path(d->corpus_file).stem().string();
+      if (!id.empty())
+        line += fmt::format("; re-run: aclnn-conform replay {} --case {} --sut {} --out {}",
+                            shell_quote((fs::path(out_dir) / "corpus").string()), shell_quote(id),
+                            shell_quote(r.sut_identity.path.empty() ? r.sut : r.sut_identity.path),
+                            shell_quote((fs::path(out_dir) / ("replay-" + id)).string()));
+      if (!d->repro_file.empty()) {
+        const std::string build = repro_build_line(fs::path(out_dir) / d->repro_file);
+        line += "; build: " +
+                (build.empty() ? "see " + (fs::path(out_dir) / d->repro_file).string() : build);
+      }
+    }
+    std::cout << "  " << line << "\n";
+  }
+  for (const auto &c : r.clauses)
+    if (c.status == ClauseStatus::kConformsToVariant)
+      std::cout << fmt::format(
+          "  {} conforms to expected variant {} ({} of {} cases differ from "
+          "the behaviour of record)\n",
+          c.id, fmt::join(c.expected_variants_matched, ", "), c.deviations, c.reached);
+  const auto incomplete = n[ClauseStatus::kNotReached] + n[ClauseStatus::kUnderTested];
+  if (incomplete > 0)
+    std::cout << fmt::format(
+        "  {} clause{} not reached or under-tested{}: see report.md, \"Coverage\"\n", incomplete,
+        incomplete == 1 ? "" : "s",
+        r.allow_incomplete ? " (allowed by --allow-incomplete)" : "; raise --cases or --budget");
+  for (const auto &w : r.warnings) std::cout << "  warning: " << w << "\n";
+  std::string verdict = verdict_name(r.verdict());
+  if (r.interrupted && !r.conformant())
+    verdict += " (deviations were found before the interruption)";
+  std::cout << fmt::format("  verdict: {}; report in {}/report.{{json,md,xml,html}}\n", verdict,
+                           out_dir);
+}
+
+// Copies the repro and corpus files a shard's report links into the merged folder (renamed with
+// the shard's index where two shards used the same name for different files) and re-points the
+// links; a link whose file is missing is dropped with a warning.
+void copy_shard_artifacts(CampaignResult &shard, const fs::path &shard_dir, const fs::path &out,
+                          size_t index) {
+  const auto copy = [&](std::string &link) {
+    if (link.empty()) return;
+    const fs::path from = shard_dir / link;
+    if (!fs::is_regular_file(from)) {
+      shard.warnings.push_back("shard " + shard.shard + ": " + link + " is missing from " +
+                               shard_dir.string() + "; its link is dropped");
+      link.clear();
+      return;
+    }
+    fs::path rel = fs::path(link);
+    const auto same = [&](const fs::path &a, const fs::path &b) {
+      std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(x), {}) ==
+             std::string(std::istreambuf_iterator<char>(y), {});
+    };
+    if (fs::exists(out / rel) && !same(from, out / rel))
+      rel = rel.parent_path() / fmt::format("shard{}-{}", index, rel.filename().string());
+    fs::create_directories((out / rel).parent_path());
+    if (!fs::exists(out / rel)) fs::copy_file(from, out / rel);
+    link = rel.generic_string();
+  };
+  for (auto &d : shard.deviations) {
+    copy(d.repro_file);
+    copy(d.corpus_file);
+  }
+}
+
+std::string describe_identity(const SutIdentity &s) {
+  return fmt::format("{} (sha256 {})", s.path, s.sha256);
+}
+
+// replay: which SUT to load. The corpus entries record theirs ("sut": {path, soname, size,
+// sha256}); without --sut that one is used, with --sut a different build is pointed out.
+std::string replay_sut(const std::vector<fs::path> &files, const std::string &given) {
+  std::optional<SutIdentity> recorded;
+  for (const auto &f : files) {
+    const nlohmann::json j = read_json("replay", f);
+    if (!j.contains("sut")) continue;
+    const SutIdentity s = sut_identity_from_json(j.at("sut"));
+    if (recorded && recorded->sha256 != s.sha256)
+      throw UsageError("replay: the corpus records two SUTs, " + describe_identity(*recorded) +
+                       " and " + describe_identity(s) + " (" + f.string() +
+                       "); replay them separately");
+    recorded = s;
+  }
+  if (given.empty()) {
+    if (!recorded)
+      throw UsageError(
+          "replay: the corpus does not name its SUT (entries without \"sut\"); pass --sut");
+    std::cout << "replaying against " << recorded->path << " (recorded in the corpus)\n";
+    return recorded->path;
+  }
+  if (recorded) {
+    const SutIdentity now = identify_sut(given);
+    if (now.sha256 != recorded->sha256)
+      std::cout << "warning: replaying against " << describe_identity(now)
+                << ", not the SUT recorded in the corpus, " << describe_identity(*recorded) << "\n";
+  }
+  return given;
+}
+
+int run_cli(int argc, char **argv) {
+  CLI::App app{"aclnn-conform " + conform_version() +
+               ": conformance campaigns of aclnn implementations against the specification"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "aclnn-conform " + conform_version());
+  app.option_defaults()->always_capture_default();
+  app.footer(kExitCodes);
+  // A profile: a TOML file of options, [run] and [replay] sections, e.g. a SUT that follows a
+  // variant by design: [run] expect-variant = ["le-zero"]. Given before or after the subcommand.
+  app.set_config("--profile", "", "TOML file of options ([run], [replay] sections)");
+  app.fallthrough();
 
   CampaignConfig cfg;
   cfg.jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::string budget = "", soc = "ascend910b", tier = "ci", policy = "ulp", shard, skips_file,
-              xfails_file;
+  std::string budget, soc = "ascend910b", tier = "ci", policy = "ulp", shard, seed = "1",
+                      skips_file, xfails_file, replay_case;
+  int64_t cases = 0;
   bool quiet = false;
 
   auto add_common = [&](CLI::App *c) {
@@ -124,28 +388,47 @@ int main(int argc, char **argv) {
     c->add_option("--policy", policy,
                   "accuracy verdict: ulp (VAL-TOL-1 part 2) or ascend (MERE/MARE)")
         ->check(CLI::IsMember({"ulp", "ascend"}));
-    c->add_option("--jobs", cfg.jobs, "worker processes");
+    c->add_option("--jobs", cfg.jobs, "worker processes")->check(CLI::Range(1, 1024));
     c->add_option("--skips", skips_file,
                   "file of clause IDs or property names (Op/valid, Op/invalid) to skip");
     c->add_option("--xfails", xfails_file, "file of clause IDs expected to deviate");
     c->add_option("--case-timeout", cfg.case_timeout_seconds,
-                  "seconds before a case counts as hung");
+                  "seconds before a case counts as hung")
+        ->check(CLI::Range(0.001, 1e6));
+    c->add_option("--clauses", cfg.clause_pattern,
+                  "only clauses whose ID matches this ECMAScript regex (as ctest -R); the others "
+                  "are skipped by selection and do not count");
+    c->add_option("--expect-variant", cfg.expect_variants,
+                  "variants the SUT follows by design (see `list variants`): deviations they "
+                  "explain count as 'conforms to variant'")
+        ->delimiter(',');
+    c->add_flag("--allow-incomplete", cfg.allow_incomplete,
+                "exit 0, not 3, when clauses are not reached or under-tested (the report still "
+                "lists them)");
     c->add_flag("--quiet", quiet, "no progress line");
   };
 
   auto *run = app.add_subcommand("run", "run a conformance campaign");
   add_common(run);
   run->add_option("--ops", cfg.ops, "ops to test (default: all; see `list ops`)")->delimiter(',');
-  run->add_option("--budget", budget, "time budget, e.g. 90s, 2m");
-  run->add_option("--cases", cfg.cases, "number of generated cases");
-  run->add_option("--seed", cfg.seed, "seed of the case space");
-  run->add_option("--shard", shard, "I/N: this process runs shard I of N of the seed space");
-  // [integrate] Without --shard the scheduler's environment picks the shard (shard_env.hpp).
+  run->add_option("--budget", budget,
+                  "time budget, e.g. 90s, 2m, 1.5h (default: 60s unless --cases)");
+  run->add_option("--cases", cases, "number of generated cases (0: as many as the budget allows)")
+      ->check(CLI::Validator(
+          [](std::string &v) {
+            return std::regex_match(v, std::regex("[0-9]{1,18}"))
+                       ? std::string()
+                       : "'" + v + "' is not a non-negative number of cases";
+          },
+          "N"));
+  run->add_option("--seed", seed, "seed of the case space (0 .. 2^64-1, decimal or 0x hex)");
+  run->add_option("--shard", shard,
+                  "I/N: this process runs shard I of N of the seed space (default: from a Slurm "
+                  "array or Kubernetes Indexed Job, else 0/1)");
   int shard_count = 0;
   run->add_option("--shard-count", shard_count,
                   "N, for a Kubernetes Indexed Job (its index is JOB_COMPLETION_INDEX)");
-  ShardAssignment shard_choice;
-  run->add_option("--tier", tier, "smoke, ci or nightly (case sizes)")
+  run->add_option("--tier", tier, "smoke, ci or nightly (case sizes, clause minimums)")
       ->check(CLI::IsMember({"smoke", "ci", "nightly"}));
   bool no_corpus = false;
   run->add_flag("--no-corpus", no_corpus, "do not replay or store counterexamples");
@@ -155,6 +438,8 @@ int main(int argc, char **argv) {
   add_common(replay);
   std::vector<std::string> replay_paths;
   replay->add_option("paths", replay_paths, "corpus directory or case files")->required();
+  replay->add_option("--case", replay_case,
+                     "only the corpus entry with this ID (its file name without .json)");
 
   auto *merge =
       app.add_subcommand("merge", "merge shard reports (report.json files or their directories)");
@@ -164,10 +449,12 @@ int main(int argc, char **argv) {
   merge->add_option("--out", merge_out, "output directory of the merged report");
 
   auto *list = app.add_subcommand("list", "list ops, clauses, variants or the traceability table");
-  std::string what;
+  std::string what, list_op, list_pattern;
   list->add_option("what", what)
       ->required()
       ->check(CLI::IsMember({"ops", "clauses", "variants", "traceability"}));
+  list->add_option("--op", list_op, "only this op's clauses or variants (and the common ones)");
+  list->add_option("--clauses", list_pattern, "only clauses whose ID matches this regex");
 
   auto *docs = app.add_subcommand("docs", "write the generated docs (spec pages, traceability)");
   std::string docs_dir = "docs/spec";
@@ -185,90 +472,169 @@ int main(int argc, char **argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : kUsage;
+    return code == 0 ? kExitConformant : kExitUsage;
   }
 
-  try {
-    if (*list) {
-      if (what == "ops") {
-        for (const auto *op : registry())
+  if (*list) {
+    if (!list_op.empty() && !find_op(list_op))
+      throw UsageError("list --op: no op named '" + list_op + "' (see `aclnn-conform list ops`)");
+    if (!list_pattern.empty()) check_pattern(list_pattern);
+    const std::regex pattern(list_pattern.empty() ? "." : list_pattern);
+    const auto selected = [&](const ClauseInfo &c) {
+      return (list_op.empty() || c.op == list_op || c.op == "common") &&
+             std::regex_search(c.id, pattern);
+    };
+    if (what == "ops") {
+      for (const auto *op : registry())
+        if (list_op.empty() || op->name == list_op)
           std::cout << fmt::format("{:<24} {} ({} clauses, variants: {})\n", op->name, op->abi_name,
                                    op->clauses.size(), fmt::join(op->variants, ", "));
-      } else if (what == "clauses") {
-        for (const auto &c : clause_catalog())
+    } else if (what == "clauses") {
+      for (const auto &c : clause_catalog())
+        if (selected(c))
           std::cout << fmt::format("{:<22} {:<20} {:<8} {}\n", c.id, c.op, c.kind,
                                    c.text.substr(0, 90));
-      } else if (what == "variants") {
-        for (const auto &c : clause_catalog())
+    } else if (what == "variants") {
+      for (const auto &c : clause_catalog())
+        if (selected(c))
           for (const auto &[name, text] : c.variants)
             std::cout << fmt::format("{:<16} {:<22} {}\n", name, c.id, text.substr(0, 90));
-      } else {
-        std::cout << generated_docs().at("traceability.md");
-      }
-      return kConformant;
-    }
-    if (*docs) {
-      for (const auto &[name, text] : generated_docs()) {
-        const fs::path p = fs::path(docs_dir) / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p) << text;
-      }
-      return kConformant;
-    }
-    if (*merge) {
-      std::vector<CampaignResult> shards;
-      for (const auto &in : merge_inputs) {
-        const fs::path p = fs::is_directory(in) ? fs::path(in) / "report.json" : fs::path(in);
-        std::ifstream f(p);
-        if (!f) throw std::invalid_argument("cannot read " + p.string());
-        shards.push_back(result_from_json(nlohmann::json::parse(f)));
-      }
-      CampaignResult m = merge_results(shards);
-      fs::create_directories(merge_out);
-      std::ofstream(fs::path(merge_out) / "report.json") << to_json(m).dump(1) << "\n";
-      write_reports(m, merge_out);
-      print_summary(m, merge_out);
-      return m.conformant() ? kConformant : kDeviations;
-    }
-    if (*golden) {
-      std::ifstream f(golden_request);
-      if (!f) throw std::invalid_argument("cannot read " + golden_request);
-      auto request = nlohmann::json::parse(f);
-      // Relative .bin paths are taken from the request file's folder unless it says otherwise.
-      if (!request.contains("base_dir"))
-        request["base_dir"] = fs::absolute(golden_request).parent_path().string();
-      const auto summary = run_golden(request, golden_out);
-      std::cout << summary.dump(1) << "\n";
-      return kConformant;
-    }
-    const auto product = product_from_name(soc);
-    if (!product) throw std::invalid_argument("unknown --soc '" + soc + "'");
-    cfg.product = *product;
-    cfg.accuracy =
-        policy == "ascend" ? JudgePolicy::Accuracy::kAscend : JudgePolicy::Accuracy::kUlp;
-    cfg.skips = read_list(skips_file);
-    cfg.xfails = read_list(xfails_file);
-    cfg.progress = !quiet && isatty(STDERR_FILENO) && std::getenv("CI") == nullptr;
-    CampaignResult r;
-    if (*run) {
-      if (!budget.empty()) cfg.budget_seconds = parse_duration(budget);
-      if (budget.empty() && cfg.cases == 0) cfg.budget_seconds = 60;
-      // [integrate] --shard, else Slurm array / Indexed Job; the report records which.
-      shard_choice = shard.empty() ? shard_from_environment(shard_count) : parse_shard_flag(shard);
-      cfg.shard_index = shard_choice.index;
-      cfg.shard_count = shard_choice.count;
-      cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
-      cfg.use_corpus = !no_corpus;
-      r = run_campaign(cfg, std::cerr);
-      r.shard_source = shard_choice.source;  // [integrate]
     } else {
-      r = replay_cases(cfg, replay_paths, std::cerr);
+      std::cout << generated_docs().at("traceability.md");
     }
-    write_outputs(r, cfg.out_dir, cfg.accuracy == JudgePolicy::Accuracy::kAscend);
-    print_summary(r, cfg.out_dir);
-    return r.conformant() ? kConformant : kDeviations;
-  } catch (const std::exception &e) {
+    return kExitConformant;
+  }
+  if (*docs) {
+    for (const auto &[name, text] : generated_docs()) {
+      const fs::path p = fs::path(docs_dir) / name;
+      fs::create_directories(p.parent_path());
+      std::ofstream(p) << text;
+    }
+    return kExitConformant;
+  }
+  if (*merge) {
+    std::vector<CampaignResult> shards;
+    const fs::path out(merge_out);
+    fs::create_directories(out);
+    for (const auto &in : merge_inputs) {
+      const fs::path p = fs::is_directory(in) ? fs::path(in) / "report.json" : fs::path(in);
+      CampaignResult s;
+      try {
+        s = result_from_json(read_json("merge", p));
+      } catch (const UsageError &) {
+        throw;
+      } catch (const std::exception &e) {
+        throw UsageError("merge: " + p.string() + " is not a report.json of schema " +
+                         std::to_string(kSchemaVersion) + ": " + e.what());
+      }
+      copy_shard_artifacts(s, p.parent_path(), out, shards.size());
+      shards.push_back(std::move(s));
+    }
+    CampaignResult m;
+    try {
+      m = merge_results(shards);
+    } catch (const std::runtime_error &e) {
+      throw UsageError(std::string("merge: ") + e.what());
+    }
+    std::ofstream(out / "report.json") << report_json_text(m);
+    write_reports(m, merge_out);
+    print_summary(m, merge_out);
+    return exit_code(m.verdict());
+  }
+  if (*golden) {
+    auto request = read_json("golden", golden_request);
+    // Relative .bin paths are taken from the request file's folder unless it says otherwise.
+    if (!request.contains("base_dir"))
+      request["base_dir"] = fs::absolute(golden_request).parent_path().string();
+    const auto summary = run_golden(request, golden_out);
+    std::cout << summary.dump(1) << "\n";
+    return kExitConformant;
+  }
+
+  const auto product = product_from_name(soc);
+  if (!product) throw UsageError("--soc: unknown product '" + soc + "'");
+  cfg.product = *product;
+  cfg.accuracy = policy == "ascend" ? JudgePolicy::Accuracy::kAscend : JudgePolicy::Accuracy::kUlp;
+  cfg.skips = read_list("--skips", skips_file);
+  cfg.xfails = read_list("--xfails", xfails_file);
+  if (!cfg.clause_pattern.empty()) check_pattern(cfg.clause_pattern);
+  const auto variants = known_variants();
+  for (const auto &v : cfg.expect_variants)
+    if (!variants.count(v))
+      throw UsageError(fmt::format("--expect-variant: no variant named '{}' (known: {})", v,
+                                   fmt::join(variants, ", ")));
+  cfg.progress = !quiet && isatty(STDERR_FILENO) && std::getenv("CI") == nullptr;
+  cfg.stop_requested = &g_stop;
+  install_stop_handlers();
+
+  CampaignResult r;
+  std::string shard_source = "default";
+  if (*run) {
+    if (!budget.empty()) cfg.budget_seconds = parse_duration("--budget", budget);
+    cfg.cases = cases;
+    if (budget.empty() && cfg.cases == 0) cfg.budget_seconds = 60;
+    cfg.seed = parse_u64("--seed", seed);
+    // --shard, else a Slurm array or an Indexed Job; the report records which (shard_env.hpp).
+    if (!shard.empty()) {
+      std::tie(cfg.shard_index, cfg.shard_count) = parse_shard(shard);
+      shard_source = "flag";
+    } else {
+      const ShardAssignment from_env = shard_from_environment(shard_count);
+      cfg.shard_index = from_env.index;
+      cfg.shard_count = from_env.count;
+      shard_source = from_env.source;
+    }
+    cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
+    cfg.use_corpus = !no_corpus;
+    r = run_campaign(cfg, std::cerr);
+  } else {
+    std::vector<fs::path> files = corpus_files(replay_paths);
+    if (!replay_case.empty()) {
+      cfg.replay_case_id = replay_case;
+      std::erase_if(files, [&](const fs::path &f) { return f.stem() != replay_case; });
+      if (files.empty())
+        throw UsageError(fmt::format("replay --case: no corpus entry '{}' in {}", replay_case,
+                                     fmt::join(replay_paths, ", ")));
+    }
+    if (files.empty())
+      throw UsageError(
+          fmt::format("replay: no corpus entries (*.json) in {}", fmt::join(replay_paths, ", ")));
+    cfg.sut = replay_sut(files, replay->count("--sut") ? cfg.sut : "");
+    std::vector<std::string> paths;
+    for (const auto &f : files) paths.push_back(f.string());
+    r = replay_cases(cfg, paths, std::cerr);
+    // A replay re-runs stored counterexamples only: clause coverage is not what it measures.
+    cfg.allow_incomplete = true;
+    r.warnings.push_back(
+        "replay re-runs stored counterexamples only: clauses they do not reach are not judged");
+  }
+  complete_result(r, cfg, cfg.sut, shard_source);
+  write_outputs(r, cfg.out_dir, cfg.accuracy == JudgePolicy::Accuracy::kAscend);
+  print_summary(r, cfg.out_dir);
+  return exit_code(r.verdict());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  // The framework's own failure is never a verdict: anything unexpected exits 5.
+  std::set_terminate([] {
+    std::fputs("aclnn-conform: internal error (terminate)\n", stderr);
+    std::_Exit(kExitInternal);
+  });
+  try {
+    return run_cli(argc, argv);
+  } catch (const std::invalid_argument &e) {  // UsageError and the engine's bad configuration
     std::cerr << "aclnn-conform: " << e.what() << "\n";
-    return kUsage;
+    return kExitUsage;
+  } catch (const std::runtime_error &e) {  // set-up: the SUT cannot be loaded, no such op, ...
+    std::cerr << "aclnn-conform: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception &e) {
+    std::cerr << "aclnn-conform: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "aclnn-conform: internal error (unknown exception)\n";
+    return kExitInternal;
   }
 }

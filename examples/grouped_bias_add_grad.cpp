@@ -63,6 +63,8 @@ int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int64_t> &
   // Call aclCreateTensor to create the aclTensor
   *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0,
                             aclFormat::ACL_FORMAT_ND, shape.data(), shape.size(), *deviceAddr);
+  // The vendor's example returns ACL_ERROR_FAILURE (acl_base.h) when no tensor was made.
+  CHECK_RET(*tensor != nullptr, LOG_PRINT("aclCreateTensor failed.\n"); return ACL_ERROR_FAILURE);
   return 0;
 }
 

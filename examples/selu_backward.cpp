@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_selu_backward.h"
+// As in the vendor's current example: the header without its aclnnop/ folder, which the
+// vendor's example build (and aclnn::cpu) puts on the include path.
+#include "aclnn_selu_backward.h"
 
 #define CHECK_RET(cond, return_expr) \
   do {                               \

@@ -11,7 +11,7 @@ packages=(
   libsleef-dev libhwy-dev
   clang-format
   python3 python3-numpy
-  libssl-dev
+  libssl-dev libxml2-utils python3-jsonschema
 )
 
 missing=()

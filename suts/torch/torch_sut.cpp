@@ -218,10 +218,10 @@ extern "C" {
 aclError aclInit(const char *) { return ACL_SUCCESS; }
 aclError aclFinalize(void) { return ACL_SUCCESS; }
 aclError aclrtSetDevice(int32_t deviceId) {
-  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE;
+  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID;
 }
 aclError aclrtResetDevice(int32_t deviceId) {
-  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE;
+  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID;
 }
 aclError aclrtCreateStream(aclrtStream *stream) {
   if (stream == nullptr) return ACL_ERROR_INVALID_PARAM;

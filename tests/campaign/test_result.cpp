@@ -244,6 +244,16 @@ TEST(ResultJson, RejectsAnotherSchemaAndABadNonfiniteValue) {
   EXPECT_THROW(result_from_json(j), std::runtime_error);
 }
 
+// A SUT's error message may hold any bytes: report.json is still written, as valid UTF-8.
+TEST(ResultJson, InvalidUtf8BecomesReplacementCharacters) {
+  CampaignResult r = full_result();
+  r.deviations[0].detail = "got \xff\xfe from the SUT";
+  std::string text;
+  ASSERT_NO_THROW(text = report_json_text(r));
+  EXPECT_EQ(result_from_json(nlohmann::json::parse(text)).deviations[0].detail,
+            "got \xef\xbf\xbd\xef\xbf\xbd from the SUT");
+}
+
 TEST(ResultMerge, AddsCountsAndTimesAndRefusesAnotherBuild) {
   CampaignResult a = complete_result(), b = complete_result();
   a.shard = "0/2";

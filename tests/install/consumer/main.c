@@ -2,6 +2,12 @@
 #include <stdio.h>
 
 #include "acl/acl.h"
+/* The vendor's include forms: aclnn::cpu exports include/aclnnop, and acl_base.h has every
+ * status name its examples use. */
+#include "aclnn_selu_backward.h"
+#include "aclnnop/aclnn_gelu_backward.h"
+
+typedef char acl_error_failure_is_500001[ACL_ERROR_FAILURE == 500001 ? 1 : -1];
 
 int main(void) {
   void *p = NULL;
