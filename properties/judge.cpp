@@ -1,6 +1,7 @@
 #include "properties/judge.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +105,48 @@ void check_memory(const OpDescriptor &op, const Case &c, const Outcome &o, bool 
   j.add("ABI-INPUT-1", true);
 }
 
+// Whether text contains word as an identifier ("x" in "x is NULL", not in "index").
+bool contains_word(const std::string &text, const std::string &word) {
+  const auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool left = at == 0 || !ident(text[at - 1]);
+    const bool right = at + word.size() == text.size() || !ident(text[at + word.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// The parameter names (tensors and attributes of the call) that the oracle's reason mentions.
+std::vector<std::string> named_parameters(const Case &c, const std::string &reason) {
+  std::vector<std::string> names;
+  auto consider = [&](const std::string &name) {
+    // "groupIdxOptional" is "groupIdx" in texts; either spelling counts.
+    std::string plain = name;
+    if (plain.size() > 8 && plain.ends_with("Optional")) plain.resize(plain.size() - 8);
+    if (contains_word(reason, plain) || contains_word(reason, name)) names.push_back(plain);
+  };
+  for (const auto &[name, t] : c.tensors) consider(name);
+  for (const auto &[name, a] : c.attrs) consider(name);
+  return names;
+}
+
+// ABI-ERRMSG-1, per call: after this failing call the message is non-empty, and it is this call's
+// own: it names the parameter the broken rule is about (a message left by an earlier call, read
+// and so made stale before this one, names another). Empty string: the message conforms.
+std::string error_message_problem(const Case &c, const aclnn_ref::Verdict &verdict,
+                                  const Outcome &o) {
+  if (o.message.empty()) return "aclGetRecentErrMsg() is empty after a failing call";
+  const auto names = named_parameters(c, verdict.reason);
+  if (names.empty()) return "";  // the rule concerns no single parameter (e.g. a product gate)
+  for (const auto &n : names)
+    if (contains_word(o.message, n) || contains_word(o.message, n + "Optional")) return "";
+  const bool stale = !o.message_before.empty() && o.message == o.message_before;
+  return fmt::format("{}aclGetRecentErrMsg() after the failing call does not name {} (rule: {}): "
+                     "\"{}\"",
+                     stale ? "stale message (the same text as before the call): " : "",
+                     fmt::join(names, " or "), verdict.reason, o.message);
+}
+
 }  // namespace
 
 Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
@@ -136,8 +179,8 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
       j.add("ABI-TWOPHASE-1", o.phase == 1,
             fmt::format("{} came from the second call; every check belongs to the first",
                         status_text(o.status)));
-      j.add("ABI-ERRMSG-1", !o.message.empty(),
-            "aclGetRecentErrMsg() is empty after a failing call");
+      const std::string why = error_message_problem(c, verdict, o);
+      j.add("ABI-ERRMSG-1", why.empty(), why);
     }
     // Outputs untouched on any rejected call (and, if the SUT accepted the call, still untouched:
     // the spec says it must not run).

@@ -22,6 +22,8 @@ struct Outcome {
   int32_t status = 0;   // the first non-zero status, or 0
   int phase = 0;        // 1 or 2: the call that returned status (0 when both succeeded)
   std::string message;  // aclGetRecentErrMsg() after a failure
+  // aclGetRecentErrMsg() read just before phase one (what earlier calls left; now stale).
+  std::string message_before;
   uint64_t workspace_size = 0;
   // Per tensor, in the case's order: storage bytes after the call, and whether both guards held.
   std::vector<std::vector<std::byte>> storage_after;

@@ -1,5 +1,7 @@
 #include "properties/staging.hpp"
 
+#include "properties/call_trace.hpp"
+
 #include <cstring>
 
 namespace aclnn_conform {
@@ -64,22 +66,32 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
   const AbiTable &abi = sut.abi();
   storage_bytes_ = arg.storage.size();
   const size_t total = storage_bytes_ + 2 * kGuardBytes;
-  if (abi.malloc(&device_, total, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS || !device_) {
+  // A death inside these calls belongs to the runtime's or the tensor's clause, not the op's.
+  ClauseScope runtime_clause("ABI-RUNTIME-1");
+  if (traced("aclrtMalloc", [&] {
+        return abi.malloc(&device_, total, ACL_MEM_MALLOC_HUGE_FIRST);
+      }) != ACL_SUCCESS ||
+      !device_) {
     error_ = "aclrtMalloc of " + std::to_string(total) + " bytes failed";
     device_ = nullptr;
     return;
   }
   std::vector<std::byte> host(total, kCanary);
   std::memcpy(host.data() + kGuardBytes, arg.storage.data(), storage_bytes_);
-  if (abi.memcpy(device_, total, host.data(), total, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) {
+  if (traced("aclrtMemcpy(host to device)", [&] {
+        return abi.memcpy(device_, total, host.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
+      }) != ACL_SUCCESS) {
     error_ = "aclrtMemcpy host to device failed";
     return;
   }
   const int64_t storage_dims[1] = {arg.storage_elements()};
-  tensor_ = abi.create_tensor(arg.shape.data(), arg.shape.size(),
-                              static_cast<aclDataType>(static_cast<int>(arg.dtype)),
-                              arg.strides.data(), arg.offset, format, storage_dims, 1,
-                              static_cast<std::byte *>(device_) + kGuardBytes);
+  ClauseScope tensor_clause("ABI-TENSOR-1");
+  tensor_ = traced("aclCreateTensor", [&] {
+    return abi.create_tensor(arg.shape.data(), arg.shape.size(),
+                             static_cast<aclDataType>(static_cast<int>(arg.dtype)),
+                             arg.strides.data(), arg.offset, format, storage_dims, 1,
+                             static_cast<std::byte *>(device_) + kGuardBytes);
+  });
   if (tensor_ == nullptr) {
     error_ = "aclCreateTensor returned NULL";
     return;
@@ -88,8 +100,14 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
 }
 
 StagedTensor::~StagedTensor() {
-  if (tensor_) sut_.abi().destroy_tensor(tensor_);
-  if (device_) sut_.abi().free(device_);
+  if (tensor_) {
+    ClauseScope clause("ABI-TENSOR-1");
+    traced("aclDestroyTensor", [&] { return sut_.abi().destroy_tensor(tensor_); });
+  }
+  if (device_) {
+    ClauseScope clause("ABI-RUNTIME-1");
+    traced("aclrtFree", [&] { return sut_.abi().free(device_); });
+  }
 }
 
 std::vector<std::byte> StagedTensor::read_storage(bool &guards_intact) const {
@@ -97,7 +115,12 @@ std::vector<std::byte> StagedTensor::read_storage(bool &guards_intact) const {
   if (device_ == nullptr) return {};
   const size_t total = storage_bytes_ + 2 * kGuardBytes;
   std::vector<std::byte> host(total);
-  sut_.abi().memcpy(host.data(), total, device_, total, ACL_MEMCPY_DEVICE_TO_HOST);
+  {
+    ClauseScope clause("ABI-RUNTIME-1");
+    traced("aclrtMemcpy(device to host)", [&] {
+      return sut_.abi().memcpy(host.data(), total, device_, total, ACL_MEMCPY_DEVICE_TO_HOST);
+    });
+  }
   for (size_t i = 0; i < kGuardBytes; ++i)
     if (host[i] != kCanary || host[total - 1 - i] != kCanary) guards_intact = false;
   return {host.begin() + kGuardBytes, host.begin() + kGuardBytes + storage_bytes_};
