@@ -48,6 +48,7 @@ expect 1 "broken library" "$cli" run --sut "$broken" --ops GeluBackward,SeluBack
   --tier smoke --out "$work/bad" --quiet
 says "FALSIFIED GELU-VALUE-1" "terminal summary"
 says "re-run: aclnn-conform replay" "terminal re-run line"
+says "; build: " "terminal build line (the repro's // build: line, or its path)"
 ls "$work/bad/corpus/"*.json > /dev/null 2>&1 || fail "no counterexample stored in the corpus"
 ls "$work/bad/repros/"*.cpp > /dev/null 2>&1 || fail "no repro program written"
 grep -q "tanh-approx" "$work/bad/report.md" || fail "the report does not name the tanh-approx variant"
