@@ -22,11 +22,13 @@
 // SLEEF's ISA-specific entry points (libsleef 3.5, sleef.h). sleef.h declares them only when the
 // translation unit itself is compiled for AVX, which this portable library is not; the functions
 // are called only from code compiled for (and only run on) CPUs with that ISA.
+// The target attributes say which ISA passes these vector arguments (clang refuses the calls
+// without them).
 extern "C" {
-__m256d Sleef_erfcd4_u15avx2(__m256d);
-__m256d Sleef_expd4_u10avx2(__m256d);
-__m512d Sleef_erfcd8_u15avx512f(__m512d);
-__m512d Sleef_expd8_u10avx512f(__m512d);
+__attribute__((target("avx2,fma"))) __m256d Sleef_erfcd4_u15avx2(__m256d);
+__attribute__((target("avx2,fma"))) __m256d Sleef_expd4_u10avx2(__m256d);
+__attribute__((target("avx512f,avx2,fma"))) __m512d Sleef_erfcd8_u15avx512f(__m512d);
+__attribute__((target("avx512f,avx2,fma"))) __m512d Sleef_expd8_u10avx512f(__m512d);
 }
 
 namespace aclnn_cpu {

@@ -35,7 +35,11 @@
 // AVX-512 clone and a baseline function would pass them differently (the -Wpsabi warning).
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+#if defined(__clang__)  // clang (the fuzz build) cannot multiversion templates: baseline only
+#define ACLNN_LN_CLONES
+#else
 #define ACLNN_LN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 
 namespace aclnn_cpu {
 
