@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "acl/acl.h"
+#include "impl/tensor.hpp"
 
 namespace {
 std::mutex &stream_mutex() {
@@ -51,9 +52,11 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (devPtr == nullptr || size == 0 || policy < ACL_MEM_MALLOC_HUGE_FIRST ||
-      policy > ACL_MEM_MALLOC_NORMAL_ONLY)
+  const int32_t p_bits = aclnn_cpu::enum_bits(policy);
+  if (devPtr == nullptr || size == 0 || p_bits < ACL_MEM_MALLOC_HUGE_FIRST ||
+      p_bits > ACL_MEM_MALLOC_NORMAL_ONLY)
     return ACL_ERROR_INVALID_PARAM;
+  if (size > SIZE_MAX - 63) return ACL_ERROR_BAD_ALLOC;  // rounding up would wrap around
   const size_t rounded = (size + 63) / 64 * 64;
   void *p = std::aligned_alloc(64 > kAlignment ? 64 : kAlignment, rounded);
   if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
@@ -69,7 +72,8 @@ aclError aclrtFree(void *devPtr) {
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                      aclrtMemcpyKind kind) {
-  if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
+  const int32_t k_bits = aclnn_cpu::enum_bits(kind);
+  if (k_bits < ACL_MEMCPY_HOST_TO_HOST || k_bits > ACL_MEMCPY_DEVICE_TO_DEVICE)
     return ACL_ERROR_INVALID_PARAM;
   if (count > destMax) return ACL_ERROR_INVALID_PARAM;
   if (count == 0) return ACL_SUCCESS;

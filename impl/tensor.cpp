@@ -131,7 +131,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
                            const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
   if ((viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) ||
       (storageDimsNum > 0 && storageDims == nullptr) || viewDimsNum > 64 || storageDimsNum > 64 ||
-      offset < 0 || aclnn_cpu::dtype_size(dataType) == 0)
+      offset < 0 || !aclnn_cpu::known_dtype(aclnn_cpu::enum_bits(dataType)))
     return nullptr;
   auto t = new aclTensor;
   t->view_dims.assign(viewDims, viewDims + viewDimsNum);
@@ -139,7 +139,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
   t->offset = offset;
   t->dtype = dataType;
-  t->format = format;
+  t->format = aclnn_cpu::enum_bits(format);
   t->data = tensorData;
   // Element counts and the reach of the view must be representable and fit in the storage.
   int64_t view_n = 1, storage_n = 1, last = offset;
@@ -225,7 +225,7 @@ aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
 }
 aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
   if (tensor == nullptr || format == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *format = tensor->format;
+  __builtin_memcpy(format, &tensor->format, sizeof *format);
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
