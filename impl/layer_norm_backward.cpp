@@ -35,7 +35,9 @@
 // AVX-512 clone and a baseline function would pass them differently (the -Wpsabi warning).
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-#if defined(__clang__)  // clang (the fuzz build) cannot multiversion templates: baseline only
+// Baseline only where clones cannot be used: clang (the fuzz build) cannot multiversion templates,
+// and under TSan the ifunc resolvers would run, instrumented, before its runtime is up.
+#if defined(__clang__) || defined(__SANITIZE_THREAD__)
 #define ACLNN_LN_CLONES
 #else
 #define ACLNN_LN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
