@@ -197,7 +197,16 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     }
   }
   int64_t bytes;
-  if (mul_overflows(storage_n, static_cast<int64_t>(aclnn_cpu::dtype_size(dataType)), bytes)) {
+  const auto esize = static_cast<int64_t>(aclnn_cpu::dtype_size(dataType));
+  // An empty view may sit at any offset (ABI-TENSOR-2), but its byte position must be
+  // representable: ops compute the view's base address from it.
+  if (mul_overflows(offset, esize, bytes)) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn,
+         "offset {} is beyond any storage: its byte position {} * {} overflows int64", offset,
+         offset, esize);
+    return nullptr;
+  }
+  if (mul_overflows(storage_n, esize, bytes)) {
     fail(ACLNN_ERR_PARAM_INVALID, kFn, "storageDims {} hold more bytes than int64 counts",
          aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));
     return nullptr;

@@ -153,6 +153,8 @@ TEST(BadInputCatalog, TensorViewPastItsStorage) {
                         "storageDims");
   expect_tensor_refused("view [2,3] strides [4,1] over storage [6]", {2, 3}, {4, 1}, 0, {6},
                         ACL_FLOAT, "storageDims");
+  expect_tensor_refused("empty view at offset INT64_MAX (byte position overflows int64)", {0}, {1},
+                        INT64_MAX, {0}, ACL_FLOAT, "offset");
   expect_tensor_refused("reach overflows int64 (stride 2^62)", {4}, {int64_t{1} << 62}, 0, {8},
                         ACL_FLOAT, "storageDims");
 }
