@@ -15,6 +15,17 @@ size_t dtype_size(aclDataType t) {
   }
 }
 
+bool known_dtype(int32_t bits) {
+  switch (bits) {
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: case ACL_FLOAT16: case ACL_BF16:
+    case ACL_INT16: case ACL_UINT16: case ACL_INT8: case ACL_UINT8: case ACL_BOOL:
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: case ACL_COMPLEX128:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string_view dtype_name(aclDataType t) {
   switch (t) {
     case ACL_FLOAT: return "FLOAT";

@@ -15,6 +15,8 @@ namespace aclnn_cpu {
 
 // Size in bytes of one element; 0 for dtypes this library cannot hold.
 size_t dtype_size(aclDataType t);
+// True for the dtype values the library knows (those with a nonzero dtype_size), given as bits.
+bool known_dtype(int32_t bits);
 std::string_view dtype_name(aclDataType t);
 inline bool is_float16_or_32(aclDataType t) {
   return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;

@@ -6,6 +6,8 @@
 #include <unordered_set>
 
 #include "acl/acl.h"
+#include "impl/status.hpp"
+#include "impl/tensor.hpp"
 
 namespace {
 std::mutex &stream_mutex() {
@@ -51,12 +53,19 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (devPtr == nullptr || size == 0 || policy < ACL_MEM_MALLOC_HUGE_FIRST ||
-      policy > ACL_MEM_MALLOC_NORMAL_ONLY)
-    return ACL_ERROR_INVALID_PARAM;
+  using aclnn_cpu::fail;
+  const int32_t p_bits = aclnn_cpu::enum_bits(policy);
+  if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc", "devPtr is NULL");
+  if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc", "size is 0");
+  if (p_bits < ACL_MEM_MALLOC_HUGE_FIRST || p_bits > ACL_MEM_MALLOC_NORMAL_ONLY)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc", "policy {} is not an aclrtMemMallocPolicy",
+                p_bits);
+  if (size > SIZE_MAX - 63)  // rounding up would wrap around
+    return fail(ACL_ERROR_BAD_ALLOC, "aclrtMalloc", "size {} cannot be allocated", size);
   const size_t rounded = (size + 63) / 64 * 64;
   void *p = std::aligned_alloc(64 > kAlignment ? 64 : kAlignment, rounded);
-  if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
+  if (p == nullptr)
+    return fail(ACL_ERROR_BAD_ALLOC, "aclrtMalloc", "size {} cannot be allocated", size);
   *devPtr = p;
   return ACL_SUCCESS;
 }
@@ -69,11 +78,18 @@ aclError aclrtFree(void *devPtr) {
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                      aclrtMemcpyKind kind) {
-  if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
-    return ACL_ERROR_INVALID_PARAM;
-  if (count > destMax) return ACL_ERROR_INVALID_PARAM;
+  using aclnn_cpu::fail;
+  const int32_t k_bits = aclnn_cpu::enum_bits(kind);
+  if (k_bits < ACL_MEMCPY_HOST_TO_HOST || k_bits > ACL_MEMCPY_DEVICE_TO_DEVICE)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy", "kind {} is not an aclrtMemcpyKind (0..3)",
+                k_bits);
+  if (count > destMax)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy", "count {} is larger than destMax {}", count,
+                destMax);
   if (count == 0) return ACL_SUCCESS;
-  if (dst == nullptr || src == nullptr) return ACL_ERROR_INVALID_PARAM;
+  if (dst == nullptr || src == nullptr)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy", "{} is NULL but count is {}",
+                dst == nullptr ? "dst" : "src", count);
   std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }

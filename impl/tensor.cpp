@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "impl/dtype.hpp"
+#include "impl/status.hpp"
 
 namespace aclnn_cpu {
 
@@ -129,41 +130,95 @@ extern "C" {
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                            const int64_t *stride, int64_t offset, aclFormat format,
                            const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
-  if ((viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) ||
-      (storageDimsNum > 0 && storageDims == nullptr) || viewDimsNum > 64 || storageDimsNum > 64 ||
-      offset < 0 || aclnn_cpu::dtype_size(dataType) == 0)
+  // Every refusal returns NULL (ABI-TENSOR-1) and leaves its reason for aclGetRecentErrMsg().
+  using aclnn_cpu::fail;
+  constexpr const char *kFn = "aclCreateTensor";
+  aclnn_cpu::clear_error();
+  const int32_t dtype_bits = aclnn_cpu::enum_bits(dataType);
+  if (viewDimsNum > 64 || storageDimsNum > 64) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn, "viewDimsNum {} / storageDimsNum {}: at most 64 dims",
+         viewDimsNum, storageDimsNum);
     return nullptr;
+  }
+  if ((viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) ||
+      (storageDimsNum > 0 && storageDims == nullptr)) {
+    fail(ACLNN_ERR_PARAM_NULLPTR, kFn, "{} is NULL but its count is not 0",
+         viewDimsNum > 0 && viewDims == nullptr ? "viewDims"
+         : viewDimsNum > 0 && stride == nullptr ? "stride"
+                                                : "storageDims");
+    return nullptr;
+  }
+  if (offset < 0) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn, "offset {} is negative", offset);
+    return nullptr;
+  }
+  if (!aclnn_cpu::known_dtype(dtype_bits)) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn, "dataType {} is not a dtype this library holds", dtype_bits);
+    return nullptr;
+  }
+  // Element counts and the reach of the view must be representable and fit in the storage. A
+  // count must be representable whatever the order of the dims, so zeros are left out of the
+  // overflow test (an empty view of dims [0, 2^62, 2^62] is refused like [2^62, 2^62, 0]).
+  int64_t view_n = 1, storage_n = 1, nonzero_n = 1, last = offset;
+  for (uint64_t i = 0; i < viewDimsNum; ++i) {
+    if (viewDims[i] < 0 || stride[i] < 0) {
+      fail(ACLNN_ERR_PARAM_INVALID, kFn, "{}[{}] = {} is negative",
+           viewDims[i] < 0 ? "viewDims" : "stride", i, viewDims[i] < 0 ? viewDims[i] : stride[i]);
+      return nullptr;
+    }
+    if (viewDims[i] != 0 && mul_overflows(nonzero_n, viewDims[i], nonzero_n)) {
+      fail(ACLNN_ERR_PARAM_INVALID, kFn, "viewDims {} has an element count that overflows int64",
+           aclnn_cpu::shape_str({viewDims, viewDims + viewDimsNum}));
+      return nullptr;
+    }
+    view_n *= viewDims[i];  // cannot overflow: |view_n| <= nonzero_n
+  }
+  for (uint64_t i = 0; i < storageDimsNum; ++i) {
+    if (storageDims[i] < 0 || mul_overflows(storage_n, storageDims[i], storage_n)) {
+      fail(ACLNN_ERR_PARAM_INVALID, kFn, "storageDims {} is negative or overflows int64",
+           aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));
+      return nullptr;
+    }
+  }
+  if (view_n > 0) {
+    bool ok = true;
+    for (uint64_t i = 0; i < viewDimsNum && ok; ++i) {
+      int64_t step;
+      ok = !mul_overflows(viewDims[i] - 1, stride[i], step) &&
+           !__builtin_add_overflow(last, step, &last);
+    }
+    if (!ok || last >= storage_n) {
+      fail(ACLNN_ERR_PARAM_INVALID, kFn,
+           "the view (viewDims {}, stride {}, offset {}) reaches past storageDims {}",
+           aclnn_cpu::shape_str({viewDims, viewDims + viewDimsNum}),
+           aclnn_cpu::shape_str({stride, stride + viewDimsNum}), offset,
+           aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));
+      return nullptr;
+    }
+  }
+  int64_t bytes;
+  const auto esize = static_cast<int64_t>(aclnn_cpu::dtype_size(dataType));
+  // An empty view may sit at any offset (ABI-TENSOR-2), but its byte position must be
+  // representable: ops compute the view's base address from it.
+  if (mul_overflows(offset, esize, bytes)) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn,
+         "offset {} is beyond any storage: its byte position {} * {} overflows int64", offset,
+         offset, esize);
+    return nullptr;
+  }
+  if (mul_overflows(storage_n, esize, bytes)) {
+    fail(ACLNN_ERR_PARAM_INVALID, kFn, "storageDims {} hold more bytes than int64 counts",
+         aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));
+    return nullptr;
+  }
   auto t = new aclTensor;
   t->view_dims.assign(viewDims, viewDims + viewDimsNum);
   t->strides.assign(stride, stride + viewDimsNum);
   t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
   t->offset = offset;
   t->dtype = dataType;
-  t->format = format;
+  t->format = aclnn_cpu::enum_bits(format);
   t->data = tensorData;
-  // Element counts and the reach of the view must be representable and fit in the storage.
-  int64_t view_n = 1, storage_n = 1, last = offset;
-  bool ok = true;
-  for (uint64_t i = 0; i < viewDimsNum && ok; ++i) {
-    ok = viewDims[i] >= 0 && stride[i] >= 0 && !mul_overflows(view_n, viewDims[i], view_n);
-  }
-  for (uint64_t i = 0; i < storageDimsNum && ok; ++i) {
-    ok = storageDims[i] >= 0 && !mul_overflows(storage_n, storageDims[i], storage_n);
-  }
-  if (ok && view_n > 0) {
-    for (uint64_t i = 0; i < viewDimsNum && ok; ++i) {
-      int64_t step;
-      ok = !mul_overflows(viewDims[i] - 1, stride[i], step) && !__builtin_add_overflow(last, step, &last);
-    }
-    ok = ok && last < storage_n;
-  }
-  const int64_t esize = static_cast<int64_t>(aclnn_cpu::dtype_size(dataType));
-  int64_t bytes;
-  ok = ok && !mul_overflows(storage_n, esize, bytes);
-  if (!ok) {
-    delete t;
-    return nullptr;
-  }
   return t;
 }
 
@@ -225,7 +280,7 @@ aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
 }
 aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
   if (tensor == nullptr || format == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *format = tensor->format;
+  __builtin_memcpy(format, &tensor->format, sizeof *format);
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {

@@ -7,13 +7,25 @@
 
 #include "aclnn/acl_meta.h"
 
+namespace aclnn_cpu {
+// A C caller may pass any int where the ABI declares an enum; loading an out-of-range value through
+// the C++ enum type is undefined, so enum parameters are read as their bits.
+template <typename Enum>
+int32_t enum_bits(const Enum &e) {
+  static_assert(sizeof(Enum) == sizeof(int32_t));
+  int32_t v;
+  __builtin_memcpy(&v, &e, sizeof v);
+  return v;
+}
+}  // namespace aclnn_cpu
+
 struct aclTensor {
   std::vector<int64_t> view_dims;
   std::vector<int64_t> strides;  // in elements
   int64_t offset = 0;            // in elements
   std::vector<int64_t> storage_dims;
   aclDataType dtype = ACL_FLOAT;
-  aclFormat format = ACL_FORMAT_ND;
+  int32_t format = ACL_FORMAT_ND;  // as passed: any int (ABI-FORMAT-1: never checked)
   void *data = nullptr;  // start of the storage
 };
 

@@ -161,6 +161,54 @@ void showValue(const Case &c, std::ostream &os) {
   os << c.describe() << "\n" << to_json(c).dump();
 }
 
+namespace {
+// Strict readers for hand-edited files: a wrong type or a number that does not fit is an error
+// naming the field, never a silent (or undefined) conversion.
+int64_t int_field(const nlohmann::json &v, const std::string &what) {
+  if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+    return v.get<int64_t>();
+  throw std::runtime_error("case: " + what + " must be an integer that fits int64, not " +
+                           v.dump());
+}
+std::vector<int64_t> ints_field(const nlohmann::json &v, const std::string &what) {
+  if (!v.is_array()) throw std::runtime_error("case: " + what + " must be an array of integers");
+  std::vector<int64_t> out;
+  for (const auto &e : v) out.push_back(int_field(e, what + " element"));
+  return out;
+}
+// A present tensor must describe a view inside its own storage bytes (what the harness and the
+// oracle will read).
+void check_geometry(const TensorArg &t, const std::string &name) {
+  const std::string what = "case: tensor " + name;
+  if (t.strides.size() != t.shape.size())
+    throw std::runtime_error(what + " has " + std::to_string(t.strides.size()) + " strides for " +
+                             std::to_string(t.shape.size()) + " dims");
+  if (t.offset < 0) throw std::runtime_error(what + " has a negative offset");
+  int64_t n = 1, reach = t.offset;
+  bool empty = false;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (t.shape[i] < 0 || t.strides[i] < 0)
+      throw std::runtime_error(what + " has a negative dim or stride");
+    empty |= t.shape[i] == 0;
+    if (t.shape[i] != 0 && __builtin_mul_overflow(n, t.shape[i], &n))
+      throw std::runtime_error(what + " has an element count that overflows int64");
+  }
+  if (empty) return;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    int64_t step;
+    if (__builtin_mul_overflow(t.shape[i] - 1, t.strides[i], &step) ||
+        __builtin_add_overflow(reach, step, &reach))
+      throw std::runtime_error(what + " reaches past int64");
+  }
+  const auto esize = static_cast<int64_t>(aclnn_ref::dtype_size(t.dtype));
+  int64_t end;
+  if (__builtin_add_overflow(reach, 1, &end) || __builtin_mul_overflow(end, esize, &end) ||
+      end > static_cast<int64_t>(t.storage.size()))
+    throw std::runtime_error(what + " reaches past its storage_hex (" +
+                             std::to_string(t.storage.size()) + " bytes)");
+}
+}  // namespace
+
 Case case_from_json(const nlohmann::json &j) {
   Case c;
   c.op = j.at("op").get<std::string>();
@@ -169,29 +217,32 @@ Case case_from_json(const nlohmann::json &j) {
   c.product = *p;
   for (const auto &tj : j.at("tensors")) {
     TensorArg t;
+    const std::string name = tj.at("name").get<std::string>();
     t.present = tj.at("present").get<bool>();
     if (t.present) {
       const auto dt = aclnn_ref::dtype_from_name(tj.at("dtype").get<std::string>());
       if (!dt) throw std::runtime_error("unknown dtype in case");
       t.dtype = *dt;
-      t.shape = tj.at("shape").get<std::vector<int64_t>>();
-      t.strides = tj.at("strides").get<std::vector<int64_t>>();
-      t.offset = tj.at("offset").get<int64_t>();
+      t.shape = ints_field(tj.at("shape"), name + ".shape");
+      t.strides = ints_field(tj.at("strides"), name + ".strides");
+      t.offset = int_field(tj.at("offset"), name + ".offset");
       t.storage = from_hex(tj.at("storage_hex").get<std::string>());
+      check_geometry(t, name);
     }
-    c.tensors.emplace_back(tj.at("name").get<std::string>(), std::move(t));
+    c.tensors.emplace_back(name, std::move(t));
   }
   for (const auto &aj : j.at("attrs")) {
     AttrValue a;
+    const std::string name = aj.at("name").get<std::string>();
     if (aj.contains("double"))
       a = std::strtod(aj["double"].get<std::string>().c_str(), nullptr);
     else if (aj.contains("int"))
-      a = aj["int"].get<int64_t>();
+      a = int_field(aj["int"], name);
     else if (aj.contains("ints"))
-      a = aj["ints"].get<std::vector<int64_t>>();
+      a = ints_field(aj["ints"], name);
     else if (aj.contains("bools"))
       a = aj["bools"].get<std::vector<bool>>();
-    c.attrs.emplace_back(aj.at("name").get<std::string>(), a);
+    c.attrs.emplace_back(name, a);
   }
   return c;
 }
