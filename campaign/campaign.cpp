@@ -617,6 +617,12 @@ class Campaign {
       it->max_ulps = std::max(it->max_ulps, number_from_json(cmp.at("max_ulps")));
       it->mere_weighted_sum += number_from_json(cmp.at("mere")) * static_cast<double>(n);
       it->mare = std::max(it->mare, number_from_json(cmp.at("mare")));
+      const std::string rule = cmp.value("rule", std::string("ulp"));
+      if (std::find(it->rules.begin(), it->rules.end(), rule) == it->rules.end())
+        it->rules.push_back(rule);
+      if (cmp.contains("max_bound_ratio"))
+        it->max_bound_ratio =
+            std::max(it->max_bound_ratio, number_from_json(cmp.at("max_bound_ratio")));
     }
     if (!r.contains("deviation")) return;
     const auto &dj = r.at("deviation");

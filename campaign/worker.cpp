@@ -121,10 +121,21 @@ Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
   return f;
 }
 
+// The rule that judged a compared output (AccuracyStats::rules): integers are always exact.
+std::string rule_of(const aclnn_ref::Comparison &cmp) {
+  using Kind = aclnn_ref::Tolerance::Kind;
+  if (!aclnn_ref::is_floating(cmp.dtype) || cmp.kind == Kind::kExact) return "exact";
+  if (cmp.kind == Kind::kSum) return "sum";
+  if (cmp.kind == Kind::kAscend) return "ascend";
+  return "ulp";
+}
+
 nlohmann::json comparison_json(const OpDescriptor &op, const aclnn_ref::Comparison &cmp) {
   nlohmann::json h = nlohmann::json::array();
   for (auto b : cmp.histogram) h.push_back(b);
   return {{"op", op.name},
+          {"rule", rule_of(cmp)},
+          {"max_bound_ratio", json_number(cmp.max_bound_ratio)},
           {"dtype", std::string(aclnn_ref::dtype_name(cmp.dtype))},
           {"count", cmp.count},
           {"histogram", h},
