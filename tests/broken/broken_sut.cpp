@@ -7,7 +7,10 @@
 //   - GroupedBiasAddGrad leaves out untouched for an empty gradY (`empty-untouched`),
 //   - LayerNormBackward crashes when N = 3 and hangs when N = 5 (a conformance run must survive),
 //   - GroupedBiasAddGradV2's first phase writes *executor before checking it: it crashes on
-//     executor == NULL (ABI-TWOPHASE-2, found only by the protocol probe).
+//     executor == NULL (ABI-TWOPHASE-2, found only by the protocol probe),
+//   - with ACLNN_BROKEN_HOSTILE set, GeluBackward's second phase also misbehaves towards its
+//     caller: "fork" leaves two sleeping children holding every inherited descriptor, "flood"
+//     writes 256 KB to stdout and stderr, "exit" calls exit(0) (tests of the worker pool).
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
@@ -17,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
@@ -226,6 +230,24 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackward(void *w, uint64_t n, aclOpExec
     if (it != gelu_jobs.end()) {
       job = it->second;
       gelu_jobs.erase(it);
+    }
+  }
+  if (const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE")) {
+    if (std::strcmp(hostile, "fork") == 0) {
+      for (int k = 0; k < 2; ++k)
+        if (fork() == 0) {
+          sleep(30);
+          _exit(0);
+        }
+    } else if (std::strcmp(hostile, "flood") == 0) {
+      static const std::string chunk(4096, 'x');
+      for (int k = 0; k < 32; ++k) {
+        fwrite(chunk.data(), 1, chunk.size(), stdout);
+        fwrite(chunk.data(), 1, chunk.size(), stderr);
+      }
+      fflush(stdout);
+    } else if (std::strcmp(hostile, "exit") == 0) {
+      std::exit(0);
     }
   }
   const aclnnStatus st = f(w, n, ex, s);

@@ -2,6 +2,7 @@
 // shards that merge into the whole, and the corpus.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -196,6 +197,64 @@ TEST(CampaignOnBrokenSut, SurvivesHangs) {
   EXPECT_EQ(r.deviations.front().kind, "timeout");
   // A hang on a valid call counts against the first value clause the case reaches.
   EXPECT_EQ(r.deviations.front().clause.rfind("LN-VALUE-", 0), 0u) << r.deviations.front().clause;
+}
+
+}  // namespace
+
+namespace {
+using namespace aclnn_conform;
+
+// A library that misbehaves towards its caller inside a call (ACLNN_BROKEN_HOSTILE): the campaign
+// survives with its report, keeps the SUT's output out of its own, and records what breaks the
+// contract.
+CampaignResult hostile_campaign(const char *how, const std::string &dir) {
+  setenv("ACLNN_BROKEN_HOSTILE", how, 1);
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir(dir));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = {"GeluBackward"};
+  cfg.cases = 30;
+  cfg.case_timeout_seconds = 5;
+  CampaignResult r = run_campaign(cfg, log);
+  unsetenv("ACLNN_BROKEN_HOSTILE");
+  return r;
+}
+
+// Children forked inside a call hold the worker's pipe open and sleep 30 s: the run still ends
+// when its workers do (it used to wait for the children), and nothing they do is counted twice.
+TEST(CampaignOnHostileSut, ForkedChildrenDoNotHoldTheRun) {
+  const auto start = std::chrono::steady_clock::now();
+  const CampaignResult r = hostile_campaign("fork", "hostile-fork");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 25) << "the run waited for the SUT's sleeping children";
+  EXPECT_GE(r.cases, 30);
+  EXPECT_FALSE(r.clauses.empty());
+}
+
+// What the SUT prints is kept out of the CLI's output and noted in the report.
+TEST(CampaignOnHostileSut, OutputIsCapturedAndNoted) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const CampaignResult r = hostile_campaign("flood", "hostile-flood");
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out.find("xxxxxxxx"), std::string::npos);
+  EXPECT_EQ(err.find("xxxxxxxx"), std::string::npos);
+  bool noted = false;
+  for (const auto &w : r.warnings) noted |= w.find("bytes to stdout/stderr") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// exit(0) inside a call ends the worker: a deviation of that call, and the run goes on.
+TEST(CampaignOnHostileSut, ExitInsideACallIsADeviation) {
+  const CampaignResult r = hostile_campaign("exit", "hostile-exit");
+  bool exited = false;
+  for (const auto &d : r.deviations)
+    exited |= d.kind == "crash" && d.detail.find("exited the process") != std::string::npos &&
+              d.call == "aclnnGeluBackward";
+  EXPECT_TRUE(exited);
+  EXPECT_FALSE(r.conformant());
 }
 
 }  // namespace
