@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Mutation measure: runs a conformance campaign against every mutant of mutants/catalog.json
+and reports, per mutant, killed or survived, the clause that caught it, and the cases and
+seconds to the first kill. Writes <out>/summary.json and the table of docs/mutation.md (between
+its table markers). See docs/mutation.md.
+
+Exit status: 0 measured (or, with --strict, every mutant killed and the pass-through clean),
+1 --strict and a mutant survived or the pass-through was flagged, 2 usage or setup error.
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN, END = "<!-- mutation-table:begin -->", "<!-- mutation-table:end -->"
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--cli", required=True, help="the aclnn-conform executable")
+    p.add_argument("--mutants-dir", required=True, help="folder of libaclnn_mutant_<name>.so")
+    p.add_argument("--real", help="libaclnn_cpu.so (checked to exist; the mutants load it)")
+    p.add_argument("--catalog", default=os.path.join(ROOT, "mutants", "catalog.json"))
+    p.add_argument("--budget", default=None, help="campaign budget per mutant, e.g. 60s")
+    p.add_argument("--cases", type=int, default=None, help="cases per mutant instead of a budget")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--only", default="", help="comma-separated mutant names")
+    p.add_argument("--out", required=True, help="folder for the campaign reports and summary")
+    p.add_argument("--docs", default=os.path.join(ROOT, "docs", "mutation.md"))
+    p.add_argument("--no-docs", action="store_true", help="do not rewrite docs/mutation.md")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 if a mutant survives or the pass-through is flagged")
+    a = p.parse_args()
+    if not a.budget and not a.cases:
+        a.budget = "60s"
+    return a
+
+
+def budget_seconds(text):
+    if not text:
+        return 0
+    unit = {"s": 1, "m": 60, "h": 3600}.get(text[-1], 1)
+    return float(text.rstrip("smh")) * unit
+
+
+def run_one(a, m):
+    name = m["name"]
+    lib = os.path.join(a.mutants_dir, f"libaclnn_mutant_{name}.so")
+    out = os.path.join(a.out, name)
+    cmd = [a.cli, "run", "--sut", lib, "--seed", str(a.seed), "--jobs", str(a.jobs),
+           "--no-corpus", "--quiet", "--out", out]
+    cmd += ["--budget", a.budget] if a.budget else ["--cases", str(a.cases)]
+    row = {"name": name, "op": m["op"], "dtypes": m["dtypes"], "fault": m["fault"],
+           "expected_clauses": m["expected_clauses"], "command": " ".join(cmd)}
+    if not os.path.exists(lib):
+        row.update(verdict="error", error=f"{lib} not built")
+        return row
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=budget_seconds(a.budget) + 300)
+        row["exit_status"] = proc.returncode
+    except subprocess.TimeoutExpired:
+        row.update(verdict="error", error="the campaign did not finish", wall_seconds=None)
+        return row
+    row["wall_seconds"] = round(time.monotonic() - started, 1)
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        row.update(verdict="error", error=f"no report.json (exit {proc.returncode}): {e}; "
+                   + proc.stderr.strip()[-300:])
+        return row
+    row["cases"] = report.get("cases")
+    row["campaign_seconds"] = report.get("seconds")
+    deviating = [c["id"] for c in report.get("clauses", []) if c.get("status") == "deviates"]
+    row["deviating_clauses"] = deviating
+    devs = report.get("deviations", [])
+    # The first kill: the earliest deviation when the report says when it was found.
+    timed = [d for d in devs if d.get("found_at_seconds") is not None]
+    first = min(timed, key=lambda d: d["found_at_seconds"]) if timed else (devs[0] if devs else None)
+    row["first_clause"] = first["clause"] if first else None
+    row["first_kind"] = first.get("kind") if first else None
+    row["found_at_seconds"] = first.get("found_at_seconds") if first else None
+    row["found_at_case"] = first.get("found_at_case") if first else None
+    expected = set(m["expected_clauses"])
+    right = [c for c in deviating if c in expected]
+    row["right_clauses"] = right
+    if name == "passthrough":
+        row["verdict"] = "flagged" if deviating else "clean"
+    elif not deviating:
+        row["verdict"] = "survived"
+    elif right:
+        row["verdict"] = "killed"
+    else:
+        row["verdict"] = "killed (other clause)"
+    return row
+
+
+def cell(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def table(a, rows, started, finished):
+    mutants = [r for r in rows if r["name"] != "passthrough"]
+    killed = [r for r in mutants if r["verdict"].startswith("killed")]
+    right = [r for r in mutants if r["verdict"] == "killed"]
+    survived = [r for r in mutants if r["verdict"] == "survived"]
+    errors = [r for r in rows if r["verdict"] == "error"]
+    pt = [r for r in rows if r["name"] == "passthrough"]
+    how = f"--budget {a.budget}" if a.budget else f"--cases {a.cases}"
+    s = [f"Measured {started} to {finished} UTC: `aclnn-conform run --sut <mutant> {how} "
+         f"--seed {a.seed} --jobs {a.jobs} --no-corpus` per mutant "
+         f"(`python3 tools/mutation.py ...`, see above).", ""]
+    s.append(f"**Killed: {len(killed)} of {len(mutants)} mutants "
+             f"({100.0 * len(killed) / max(1, len(mutants)):.0f} %); "
+             f"with a right clause: {len(right)}; survived: {len(survived)}"
+             + (f"; errors: {len(errors)}" if errors else "") + ". Pass-through: "
+             + (pt[0]["verdict"] if pt else "not run") + ".**")
+    s.append("")
+    s.append("| mutant | fault | op / dtypes | expected clauses | verdict | clause that caught it "
+             "| cases / s to first kill |")
+    s.append("|---|---|---|---|---|---|---|")
+    for r in rows:
+        caught = r.get("first_clause") or "-"
+        if r.get("first_kind") and r.get("first_kind") != "deviation":
+            caught += f" ({r['first_kind']})"
+        others = [c for c in r.get("deviating_clauses", []) if c != r.get("first_clause")]
+        if others:
+            caught += "; also " + ", ".join(others)
+        fc = r.get("found_at_case")
+        fs = r.get("found_at_seconds")
+        first = f"{fc if fc is not None else '-'} / " + (f"{fs:.1f}" if fs is not None else "-")
+        verdict = r["verdict"] + (f": {r['error']}" if r.get("error") else "")
+        s.append(f"| `{r['name']}` | {cell(r['fault'])} | {cell(r['op'])} / {cell(r['dtypes'])} "
+                 f"| {cell(', '.join(r['expected_clauses']) or '-')} | {cell(verdict)} "
+                 f"| {cell(caught)} | {first} |")
+    return "\n".join(s) + "\n"
+
+
+def main():
+    a = parse_args()
+    with open(a.catalog) as f:
+        catalog = json.load(f)["mutants"]
+    if a.only:
+        wanted = set(a.only.split(","))
+        unknown = wanted - {m["name"] for m in catalog}
+        if unknown:
+            print(f"unknown mutants: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        catalog = [m for m in catalog if m["name"] in wanted]
+    if a.real and not os.path.exists(a.real):
+        print(f"{a.real} does not exist", file=sys.stderr)
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    rows = []
+    for m in catalog:
+        row = run_one(a, m)
+        rows.append(row)
+        print(f"{row['name']:32s} {row['verdict']:22s} {row.get('first_clause') or '-':24s} "
+              f"{row.get('wall_seconds', '-')} s", flush=True)
+    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump({"budget": a.budget, "cases": a.cases, "seed": a.seed, "jobs": a.jobs,
+                   "started": started, "mutants": rows}, f, indent=1)
+    text = table(a, rows, started, finished)
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write(text)
+    if not a.no_docs:
+        with open(a.docs) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            print(f"{a.docs} lacks the table markers", file=sys.stderr)
+            return 2
+        head, rest = doc.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        with open(a.docs, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + tail)
+    print(text.splitlines()[2])
+    bad = [r for r in rows if r["verdict"] in ("survived", "flagged", "error")]
+    if bad:
+        print("not killed / flagged / error: " + ", ".join(r["name"] for r in bad))
+    return 1 if a.strict and bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
