@@ -29,6 +29,10 @@ def parse_args():
     p.add_argument("--cases", type=int, default=None, help="cases per mutant instead of a budget")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--case-timeout", type=float, default=10,
+                   help="seconds before a case counts as hung (the campaign's default, 30 s, "
+                        "is longer than a short budget, and a hang still running when the "
+                        "budget ends is not reported)")
     p.add_argument("--only", default="", help="comma-separated mutant names")
     p.add_argument("--out", required=True, help="folder for the campaign reports and summary")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "mutation.md"))
@@ -48,18 +52,30 @@ def budget_seconds(text):
     return float(text.rstrip("smh")) * unit
 
 
+def exports(lib):
+    """The acl* symbols a shared library defines (nm -D)."""
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True,
+                         check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.split()[-1].startswith("acl")}
+
+
 def run_one(a, m):
     name = m["name"]
     lib = os.path.join(a.mutants_dir, f"libaclnn_mutant_{name}.so")
     out = os.path.join(a.out, name)
     cmd = [a.cli, "run", "--sut", lib, "--seed", str(a.seed), "--jobs", str(a.jobs),
-           "--no-corpus", "--quiet", "--out", out]
+           "--case-timeout", str(a.case_timeout), "--no-corpus", "--quiet", "--out", out]
     cmd += ["--budget", a.budget] if a.budget else ["--cases", str(a.cases)]
     row = {"name": name, "op": m["op"], "dtypes": m["dtypes"], "fault": m["fault"],
            "expected_clauses": m["expected_clauses"], "command": " ".join(cmd)}
     if not os.path.exists(lib):
         row.update(verdict="error", error=f"{lib} not built")
         return row
+    if a.real:
+        missing = exports(a.real) - exports(lib)
+        if missing:
+            row.update(verdict="error", error="does not export " + ", ".join(sorted(missing)))
+            return row
     started = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
@@ -84,11 +100,14 @@ def run_one(a, m):
     # The first kill: the earliest deviation when the report says when it was found.
     timed = [d for d in devs if d.get("found_at_seconds") is not None]
     first = min(timed, key=lambda d: d["found_at_seconds"]) if timed else (devs[0] if devs else None)
-    row["first_clause"] = first["clause"] if first else None
+    # A clause can deviate without a kept counterexample (the protocol probes tally only): then
+    # the first deviating clause of the expected ones, else the first in spec order.
+    expected = set(m["expected_clauses"])
+    fallback = ([c for c in deviating if c in expected] + deviating + [None])[0]
+    row["first_clause"] = first["clause"] if first else fallback
     row["first_kind"] = first.get("kind") if first else None
     row["found_at_seconds"] = first.get("found_at_seconds") if first else None
     row["found_at_case"] = first.get("found_at_case") if first else None
-    expected = set(m["expected_clauses"])
     right = [c for c in deviating if c in expected]
     row["right_clauses"] = right
     if name == "passthrough":
@@ -115,7 +134,8 @@ def table(a, rows, started, finished):
     pt = [r for r in rows if r["name"] == "passthrough"]
     how = f"--budget {a.budget}" if a.budget else f"--cases {a.cases}"
     s = [f"Measured {started} to {finished} UTC: `aclnn-conform run --sut <mutant> {how} "
-         f"--seed {a.seed} --jobs {a.jobs} --no-corpus` per mutant "
+         f"--seed {a.seed} --jobs {a.jobs} --case-timeout {a.case_timeout:g} --no-corpus` "
+         f"per mutant "
          f"(`python3 tools/mutation.py ...`, see above).", ""]
     s.append(f"**Killed: {len(killed)} of {len(mutants)} mutants "
              f"({100.0 * len(killed) / max(1, len(mutants)):.0f} %); "
@@ -130,9 +150,13 @@ def table(a, rows, started, finished):
         caught = r.get("first_clause") or "-"
         if r.get("first_kind") and r.get("first_kind") != "deviation":
             caught += f" ({r['first_kind']})"
+        # The other deviating clauses: the expected ones first, at most four listed.
         others = [c for c in r.get("deviating_clauses", []) if c != r.get("first_clause")]
+        exp = set(r["expected_clauses"])
+        others = [c for c in others if c in exp] + [c for c in others if c not in exp]
         if others:
-            caught += "; also " + ", ".join(others)
+            caught += "; also " + ", ".join(others[:4]) + (
+                f" (+{len(others) - 4})" if len(others) > 4 else "")
         fc = r.get("found_at_case")
         fs = r.get("found_at_seconds")
         first = f"{fc if fc is not None else '-'} / " + (f"{fs:.1f}" if fs is not None else "-")
@@ -141,6 +165,30 @@ def table(a, rows, started, finished):
                  f"| {cell(', '.join(r['expected_clauses']) or '-')} | {cell(verdict)} "
                  f"| {cell(caught)} | {first} |")
     return "\n".join(s) + "\n"
+
+
+def write_outputs(a, rows, started, total):
+    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump({"budget": a.budget, "cases": a.cases, "seed": a.seed, "jobs": a.jobs,
+                   "case_timeout": a.case_timeout, "started": started, "finished": finished,
+                   "complete": len(rows) == total, "mutants": rows}, f, indent=1)
+    text = table(a, rows, started, finished)
+    if len(rows) < total:
+        text = f"(partial: {len(rows)} of {total} catalog entries measured)\n\n" + text
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write(text)
+    if not a.no_docs:
+        with open(a.docs) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            print(f"{a.docs} lacks the table markers", file=sys.stderr)
+            return None
+        head, rest = doc.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        with open(a.docs, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + tail)
+    return text
 
 
 def main():
@@ -165,24 +213,11 @@ def main():
         rows.append(row)
         print(f"{row['name']:32s} {row['verdict']:22s} {row.get('first_clause') or '-':24s} "
               f"{row.get('wall_seconds', '-')} s", flush=True)
-    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
-    with open(os.path.join(a.out, "summary.json"), "w") as f:
-        json.dump({"budget": a.budget, "cases": a.cases, "seed": a.seed, "jobs": a.jobs,
-                   "started": started, "mutants": rows}, f, indent=1)
-    text = table(a, rows, started, finished)
-    with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write(text)
-    if not a.no_docs:
-        with open(a.docs) as f:
-            doc = f.read()
-        if BEGIN not in doc or END not in doc:
-            print(f"{a.docs} lacks the table markers", file=sys.stderr)
+        # Written after every mutant, so a measurement cut short still leaves its table.
+        text = write_outputs(a, rows, started, len(catalog))
+        if text is None:
             return 2
-        head, rest = doc.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        with open(a.docs, "w") as f:
-            f.write(head + BEGIN + "\n" + text + END + tail)
-    print(text.splitlines()[2])
+    print([l for l in text.splitlines() if l.startswith('**Killed')][0])
     bad = [r for r in rows if r["verdict"] in ("survived", "flagged", "error")]
     if bad:
         print("not killed / flagged / error: " + ", ".join(r["name"] for r in bad))

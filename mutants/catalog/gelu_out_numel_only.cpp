@@ -8,7 +8,8 @@ std::optional<aclnnStatus> before_phase_one(Call &c) {
     return std::nullopt;
   const View &o = c.out[0];
   const auto b = broadcast(c.in[0].dims, c.in[1].dims);
-  if (!b || *b == o.dims || !o.contiguous() || b->size() > 8) return std::nullopt;
+  if (!b || *b == o.dims || !o.contiguous() || b->size() > 8 || o.dims.size() > 8)
+    return std::nullopt;
   int64_t n = 1;
   for (auto d : *b) n *= d;
   if (n != o.numel() || n == 0) return std::nullopt;
