@@ -34,6 +34,9 @@ def parse_args():
                         "is longer than a short budget, and a hang still running when the "
                         "budget ends is not reported)")
     p.add_argument("--only", default="", help="comma-separated mutant names")
+    p.add_argument("--previous", default=None,
+                   help="summary.json of an earlier run: its rows are kept for the mutants "
+                        "not measured now (same settings assumed), so the table covers both")
     p.add_argument("--out", required=True, help="folder for the campaign reports and summary")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "mutation.md"))
     p.add_argument("--no-docs", action="store_true", help="do not rewrite docs/mutation.md")
@@ -167,7 +170,12 @@ def table(a, rows, started, finished):
     return "\n".join(s) + "\n"
 
 
-def write_outputs(a, rows, started, total):
+def write_outputs(a, rows, started, total, previous=()):
+    measured = {r["name"] for r in rows}
+    order = {n: i for i, n in enumerate(catalog_order(a))}
+    rows = sorted(list(rows) + [r for r in previous if r["name"] not in measured],
+                  key=lambda r: order.get(r["name"], len(order)))
+    total += len([r for r in previous if r["name"] not in measured])
     finished = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump({"budget": a.budget, "cases": a.cases, "seed": a.seed, "jobs": a.jobs,
@@ -191,8 +199,17 @@ def write_outputs(a, rows, started, total):
     return text
 
 
+def catalog_order(a):
+    with open(a.catalog) as f:
+        return [m["name"] for m in json.load(f)["mutants"]]
+
+
 def main():
     a = parse_args()
+    previous = []
+    if a.previous:
+        with open(a.previous) as f:
+            previous = json.load(f)["mutants"]
     with open(a.catalog) as f:
         catalog = json.load(f)["mutants"]
     if a.only:
@@ -214,7 +231,7 @@ def main():
         print(f"{row['name']:32s} {row['verdict']:22s} {row.get('first_clause') or '-':24s} "
               f"{row.get('wall_seconds', '-')} s", flush=True)
         # Written after every mutant, so a measurement cut short still leaves its table.
-        text = write_outputs(a, rows, started, len(catalog))
+        text = write_outputs(a, rows, started, len(catalog), previous)
         if text is None:
             return 2
     print([l for l in text.splitlines() if l.startswith('**Killed')][0])
