@@ -139,7 +139,9 @@ def table(a, rows, started, finished):
     s = [f"Measured {started} to {finished} UTC: `aclnn-conform run --sut <mutant> {how} "
          f"--seed {a.seed} --jobs {a.jobs} --case-timeout {a.case_timeout:g} --no-corpus` "
          f"per mutant "
-         f"(`python3 tools/mutation.py ...`, see above).", ""]
+         f"(`python3 tools/mutation.py ...`, see above)."
+         + (f" Rows of mutants not measured then come from an earlier run with the same "
+            f"settings, {a.previous_when} UTC (`--previous`)." if a.previous_when else ""), ""]
     s.append(f"**Killed: {len(killed)} of {len(mutants)} mutants "
              f"({100.0 * len(killed) / max(1, len(mutants)):.0f} %); "
              f"with a right clause: {len(right)}; survived: {len(survived)}"
@@ -207,9 +209,12 @@ def catalog_order(a):
 def main():
     a = parse_args()
     previous = []
+    a.previous_when = ""
     if a.previous:
         with open(a.previous) as f:
-            previous = json.load(f)["mutants"]
+            earlier = json.load(f)
+        previous = earlier["mutants"]
+        a.previous_when = f"{earlier.get('started', '?')} to {earlier.get('finished', '?')}"
     with open(a.catalog) as f:
         catalog = json.load(f)["mutants"]
     if a.only:
