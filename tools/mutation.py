@@ -30,9 +30,8 @@ def parse_args():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--case-timeout", type=float, default=10,
-                   help="seconds before a case counts as hung (the campaign's default, 30 s, "
-                        "is longer than a short budget, and a hang still running when the "
-                        "budget ends is not reported)")
+                   help="seconds before a case counts as hung (shorter than the campaign's "
+                        "30 s, so a hanging mutant keeps most of its budget)")
     p.add_argument("--only", default="", help="comma-separated mutant names")
     p.add_argument("--previous", default=None,
                    help="summary.json of an earlier run: its rows are kept for the mutants "
