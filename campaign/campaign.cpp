@@ -179,6 +179,13 @@ class Campaign {
 
   bool stop_requested() const { return cfg_.stop_requested && *cfg_.stop_requested; }
 
+  // A hang must be seen within the budget: with a budget, a call that takes longer than a sixth
+  // of it (at least 2 s) counts as hung, if that is shorter than the configured timeout.
+  double case_timeout() const {
+    if (cfg_.budget_seconds <= 0) return cfg_.case_timeout_seconds;
+    return std::min(cfg_.case_timeout_seconds, std::max(2.0, cfg_.budget_seconds / 6));
+  }
+
   void setup() {
     if (cfg_.sut == "builtin") {
       sut_ = Sut::builtin();
@@ -389,7 +396,7 @@ class Campaign {
       }
       // The per-case timeout counts the time inside one call of the SUT.
       if (__atomic_load_n(&c.trace->in_sut, __ATOMIC_SEQ_CST) &&
-          static_cast<double>(now_ns - c.trace->entered_ns) * 1e-9 > cfg_.case_timeout_seconds) {
+          static_cast<double>(now_ns - c.trace->entered_ns) * 1e-9 > case_timeout()) {
         finish(c, true, -1);
       }
     }
@@ -503,7 +510,7 @@ class Campaign {
     const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
     std::string what;
     if (timed_out)
-      what = fmt::format("no return from {} within {} s (killed)", call, cfg_.case_timeout_seconds);
+      what = fmt::format("no return from {} within {:.3g} s (killed)", call, case_timeout());
     else if (WIFSIGNALED(status))
       what = fmt::format("{}: signal {} ({}){}",
                          trace.in_sut ? "the SUT crashed in " + call

@@ -88,25 +88,29 @@ std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops
                                     const CampaignConfig &cfg) {
   std::vector<Task> tasks;
   int64_t k = 0;
-  for (const auto *op : ops) {
-    // The first small valid, non-empty call of a fixed seed sequence: the probes need a call the
-    // SUT should accept and run.
-    for (uint64_t s = 1; s <= 64; ++s) {
-      Case c = op->gen_valid(cfg.product)(rc::Random(s), 8).value();
-      if (!op->check(c, {}).ok()) continue;
-      bool empty = false;
-      for (const auto &[name, t] : c.tensors) empty |= t.present && t.numel() == 0;
-      if (empty) continue;
-      Task t;
-      t.index = -2000000 - k++;
-      t.op = op;
-      t.kind = Task::Kind::kProtocol;
-      t.stored = std::make_shared<const Case>(std::move(c));
-      t.origin = fmt::format("protocol probe of {} on a fixed valid call (seed {})", op->name, s);
-      tasks.push_back(std::move(t));
-      break;
+  // Per op, a small call (the two-phase rules) and a large one (determinism: a reduction whose
+  // order changes from call to call shows in the bits only over many terms).
+  for (const int size : {8, tier_max_size(cfg.tier)})
+    for (const auto *op : ops) {
+      // The first valid, non-empty call of a fixed seed sequence: the probes need a call the SUT
+      // should accept and run.
+      for (uint64_t s = 1; s <= 64; ++s) {
+        Case c = op->gen_valid(cfg.product)(rc::Random(s), size).value();
+        if (!op->check(c, {}).ok()) continue;
+        bool empty = false;
+        for (const auto &[name, t] : c.tensors) empty |= t.present && t.numel() == 0;
+        if (empty) continue;
+        Task t;
+        t.index = -2000000 - k++;
+        t.op = op;
+        t.kind = Task::Kind::kProtocol;
+        t.stored = std::make_shared<const Case>(std::move(c));
+        t.origin = fmt::format("protocol probe of {} on a fixed valid call (seed {}, size {})",
+                               op->name, s, size);
+        tasks.push_back(std::move(t));
+        break;
+      }
     }
-  }
   return tasks;
 }
 

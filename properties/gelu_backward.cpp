@@ -4,6 +4,7 @@
 // ABI-BCAST-1, ABI-RANK-1, ABI-TENSOR-2, ABI-EMPTY-1, ABI-SOC-1).
 #include "reference/gelu_backward.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "properties/gen.hpp"
@@ -132,7 +133,20 @@ rc::Gen<Case> gen_invalid(Product p) {
         case 5:  // GELU-BCAST-2: gradInput of another shape
           if (t.present) {
             gen::Shape s = t.shape;
-            if (s.empty())
+            // Half of the time a shape with the same element count (dims reversed, two merged,
+            // a leading 1 added): a check by element count alone is not enough.
+            const int how = *rc::gen::inRange(0, 6);
+            if (how == 0 && s.size() >= 2 && s.front() != s.back())
+              std::reverse(s.begin(), s.end());
+            else if (how == 1 && s.size() >= 2)
+              s = [&] {
+                gen::Shape m(s.begin() + 1, s.end());
+                m.front() *= s.front();
+                return m;
+              }();
+            else if (how == 2 && s.size() < 8)
+              s.insert(s.begin(), 1);
+            else if (s.empty())
               s = {3};
             else
               s.back() = s.back() + *rc::gen::inRange<int64_t>(1, 3);

@@ -80,6 +80,10 @@ void check_memory(const OpDescriptor &op, const Case &c, const Outcome &o, bool 
     if (!t.present) continue;
     if (!o.guards_intact[i])
       j.add("ABI-INPUT-1", false, fmt::format("wrote outside the storage of {}", name));
+    if (i == 0 && !o.workspace_guards_intact)
+      j.add("ABI-INPUT-1", false,
+            fmt::format("wrote outside its workspace of {} bytes (the size phase one asked for)",
+                        o.workspace_size));
     const auto &after = o.storage_after[i];
     if (after.size() != t.storage.size()) continue;
     const bool out = is_output(op, name);

@@ -68,13 +68,18 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
     // A death in these plain runs belongs to the case's own clause; only the format runs differ
     // from an ordinary call.
     const Outcome a = run_case(sut, op, c), b = run_case(sut, op, c);
-    if (a.status == 0 && b.status == 0)
+    if (a.status == 0 && b.status == 0 && !a.harness_error && !b.harness_error)
       add("VAL-DET-1", outputs_of(op, c, a) == outputs_of(op, c, b),
           "the same call twice gave different output bits");
     ClauseScope format_clause("ABI-FORMAT-1");
     for (aclFormat f : {ACL_FORMAT_NCHW, ACL_FORMAT_NHWC}) {
       const Outcome other = run_case(sut, op, c, RunOptions{f});
-      if (a.status == 0)
+      if (a.status != 0 || a.harness_error) continue;
+      if (other.harness_error)  // e.g. aclCreateTensor refused the format for this rank
+        add("ABI-FORMAT-1", false,
+            fmt::format("with format {} the call could not be made: {}", static_cast<int>(f),
+                        other.harness_message));
+      else
         add("ABI-FORMAT-1", other.status == 0 && outputs_of(op, c, other) == outputs_of(op, c, a),
             fmt::format("with format {} the call gave status {} or other output bits",
                         static_cast<int>(f), other.status));

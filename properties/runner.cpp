@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "properties/call_trace.hpp"
 
@@ -44,16 +45,27 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     out.message = recent_error_traced(sut);
   } else {
     out.workspace_size = workspace_size;
-    void *workspace = nullptr;
+    // The workspace gets guard regions too: a kernel that uses more than it asked for is caught
+    // (ABI-INPUT-1), not left to damage the heap quietly.
+    void *block = nullptr, *workspace = nullptr;
+    const size_t guarded = workspace_size > 0 ? workspace_size + 2 * kGuardBytes : 0;
     if (workspace_size > 0) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
-      if (traced("aclrtMalloc(workspace)", [&] {
-            return sut.abi().malloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
-          }) != ACL_SUCCESS) {
+      const std::vector<std::byte> canary(kGuardBytes, kCanary);
+      if (traced("aclrtMalloc(workspace)",
+                 [&] { return sut.abi().malloc(&block, guarded, ACL_MEM_MALLOC_HUGE_FIRST); }) !=
+              ACL_SUCCESS ||
+          !block) {
         out.harness_error = true;
         out.harness_message = "aclrtMalloc of the workspace failed";
         return out;
       }
+      workspace = static_cast<std::byte *>(block) + kGuardBytes;
+      traced("aclrtMemcpy(workspace guards)", [&] {
+        sut.abi().memcpy(block, kGuardBytes, canary.data(), kGuardBytes, ACL_MEMCPY_HOST_TO_DEVICE);
+        return sut.abi().memcpy(static_cast<std::byte *>(workspace) + workspace_size, kGuardBytes,
+                                canary.data(), kGuardBytes, ACL_MEMCPY_HOST_TO_DEVICE);
+      });
     }
     out.status = traced(op.abi_name, [&] {
       return op.phase_two(sut.abi(), workspace, workspace_size, executor, sut.stream());
@@ -64,9 +76,18 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     }
     if (sut.abi().synchronize_stream)
       traced("aclrtSynchronizeStream", [&] { return sut.abi().synchronize_stream(sut.stream()); });
-    if (workspace) {
+    if (block) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
-      traced("aclrtFree(workspace)", [&] { return sut.abi().free(workspace); });
+      std::vector<std::byte> front(kGuardBytes), back(kGuardBytes);
+      traced("aclrtMemcpy(workspace guards back)", [&] {
+        sut.abi().memcpy(front.data(), kGuardBytes, block, kGuardBytes, ACL_MEMCPY_DEVICE_TO_HOST);
+        return sut.abi().memcpy(back.data(), kGuardBytes,
+                                static_cast<std::byte *>(workspace) + workspace_size, kGuardBytes,
+                                ACL_MEMCPY_DEVICE_TO_HOST);
+      });
+      for (size_t i = 0; i < kGuardBytes; ++i)
+        if (front[i] != kCanary || back[i] != kCanary) out.workspace_guards_intact = false;
+      traced("aclrtFree(workspace)", [&] { return sut.abi().free(block); });
     }
   }
   for (const auto &s : staged) {

@@ -28,6 +28,8 @@ struct Outcome {
   // Per tensor, in the case's order: storage bytes after the call, and whether both guards held.
   std::vector<std::vector<std::byte>> storage_after;
   std::vector<bool> guards_intact;
+  // Whether the guard regions around the workspace held (a kernel used no more than it asked).
+  bool workspace_guards_intact = true;
 };
 
 struct RunOptions {
