@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -513,9 +514,13 @@ int run_cli(int argc, char **argv) {
     return kExitConformant;
   }
   if (*merge) {
-    std::vector<CampaignResult> shards;
+    // Shards are merged one at a time as they are read, so memory stays that of one report plus
+    // the merged one (bounded: merge_results keeps what one process keeps), however many shards.
     const fs::path out(merge_out);
     fs::create_directories(out);
+    std::optional<CampaignResult> merged;
+    std::set<std::string> seen;
+    size_t index = 0;
     for (const auto &in : merge_inputs) {
       const fs::path p = fs::is_directory(in) ? fs::path(in) / "report.json" : fs::path(in);
       CampaignResult s;
@@ -527,15 +532,18 @@ int run_cli(int argc, char **argv) {
         throw UsageError("merge: " + p.string() + " is not a report.json of schema " +
                          std::to_string(kSchemaVersion) + ": " + e.what());
       }
-      copy_shard_artifacts(s, p.parent_path(), out, shards.size());
-      shards.push_back(std::move(s));
+      if (!seen.insert(s.shard).second)
+        throw UsageError("merge: shard " + s.shard + " appears twice (" + p.string() + ")");
+      copy_shard_artifacts(s, p.parent_path(), out, index++);
+      try {
+        merged = merged ? merge_results({std::move(*merged), std::move(s)})
+                        : merge_results({std::move(s)});
+      } catch (const std::runtime_error &e) {
+        throw UsageError(std::string("merge: ") + e.what());
+      }
     }
-    CampaignResult m;
-    try {
-      m = merge_results(shards);
-    } catch (const std::runtime_error &e) {
-      throw UsageError(std::string("merge: ") + e.what());
-    }
+    if (!merged) throw UsageError("merge: no shard reports given");
+    CampaignResult &m = *merged;
     std::ofstream(out / "report.json") << report_json_text(m);
     write_reports(m, merge_out);
     print_summary(m, merge_out);
