@@ -25,6 +25,9 @@ std::string shape_str(const std::vector<int64_t> &dims) {
 }
 
 char *view_base(const aclTensor &t) {
+  // Only an empty view may have no data (check_data); it is never dereferenced, and an offset
+  // applied to NULL would be undefined.
+  if (t.data == nullptr) return nullptr;
   return static_cast<char *>(t.data) + t.offset * static_cast<int64_t>(dtype_size(t.dtype));
 }
 
