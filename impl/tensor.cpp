@@ -25,6 +25,9 @@ std::string shape_str(const std::vector<int64_t> &dims) {
 }
 
 char *view_base(const aclTensor &t) {
+  // Only an empty view may have no data (check_data); it is never dereferenced, and an offset
+  // applied to NULL would be undefined.
+  if (t.data == nullptr) return nullptr;
   return static_cast<char *>(t.data) + t.offset * static_cast<int64_t>(dtype_size(t.dtype));
 }
 
@@ -206,6 +209,15 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
          offset, esize);
     return nullptr;
   }
+  // Likewise every stride, even over a dim of size 0 or 1 where it moves nowhere: ops turn
+  // strides into byte steps.
+  for (uint64_t i = 0; i < viewDimsNum; ++i)
+    if (mul_overflows(stride[i], esize, bytes)) {
+      fail(ACLNN_ERR_PARAM_INVALID, kFn,
+           "stride[{}] = {} is beyond any storage: {} * {} bytes overflows int64", i, stride[i],
+           stride[i], esize);
+      return nullptr;
+    }
   if (mul_overflows(storage_n, esize, bytes)) {
     fail(ACLNN_ERR_PARAM_INVALID, kFn, "storageDims {} hold more bytes than int64 counts",
          aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));

@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libsleef-dev libhwy-dev
   clang-format
+  clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes (fuzz/, `cmake --preset fuzz`)
   python3 python3-numpy
   libssl-dev libxml2-utils python3-jsonschema
 )

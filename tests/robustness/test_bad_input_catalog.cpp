@@ -155,6 +155,8 @@ TEST(BadInputCatalog, TensorViewPastItsStorage) {
                         ACL_FLOAT, "storageDims");
   expect_tensor_refused("empty view at offset INT64_MAX (byte position overflows int64)", {0}, {1},
                         INT64_MAX, {0}, ACL_FLOAT, "offset");
+  expect_tensor_refused("stride INT64_MAX over a dim of size 1 (byte step overflows int64)", {1, 2},
+                        {INT64_MAX, 1}, 0, {2}, ACL_FLOAT, "stride");
   expect_tensor_refused("reach overflows int64 (stride 2^62)", {4}, {int64_t{1} << 62}, 0, {8},
                         ACL_FLOAT, "storageDims");
 }
