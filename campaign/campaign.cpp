@@ -731,18 +731,7 @@ class Campaign {
 std::deque<Task> load_corpus(const std::vector<std::string> &paths, const std::string &only_id,
                              std::ostream &log) {
   std::deque<Task> tasks;
-  std::vector<fs::path> files;
-  for (const auto &p : paths) {
-    if (fs::is_directory(p)) {
-      for (const auto &e : fs::directory_iterator(p))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    } else if (fs::exists(p)) {
-      files.push_back(p);
-    } else {
-      throw std::invalid_argument("no corpus file or directory " + p);
-    }
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files = corpus_files(paths);
   int64_t k = 0;
   for (const auto &f : files) {
     if (!only_id.empty() && f.stem().string() != only_id) continue;
@@ -777,6 +766,22 @@ void validate(const CampaignConfig &cfg) {
 }
 
 }  // namespace
+
+std::vector<std::filesystem::path> corpus_files(const std::vector<std::string> &paths) {
+  std::vector<fs::path> files;
+  for (const auto &p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto &e : fs::directory_iterator(p))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    } else if (fs::exists(p)) {
+      files.emplace_back(p);
+    } else {
+      throw std::invalid_argument("replay: no such file or directory: " + p);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 CampaignResult run_campaign(const CampaignConfig &cfg, std::ostream &log) {
   validate(cfg);

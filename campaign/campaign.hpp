@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -60,6 +61,10 @@ int tier_min_cases(Tier t);
 // Runs the campaign and returns its result (reports are written by the caller). Throws
 // std::runtime_error on a set-up error (SUT cannot be loaded, no such op, ...).
 CampaignResult run_campaign(const CampaignConfig &config, std::ostream &log);
+
+// The corpus files among paths (directories: their *.json files), sorted; throws
+// std::invalid_argument naming a path that does not exist.
+std::vector<std::filesystem::path> corpus_files(const std::vector<std::string> &paths);
 
 // Re-runs stored counterexamples (corpus files or a directory of them) on the SUT.
 CampaignResult replay_cases(const CampaignConfig &config, const std::vector<std::string> &paths,

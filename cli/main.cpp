@@ -173,23 +173,6 @@ nlohmann::json read_json(const std::string &what, const fs::path &p) {
   }
 }
 
-// The corpus files among `paths` (directories: their *.json files), sorted.
-std::vector<fs::path> corpus_files(const std::vector<std::string> &paths) {
-  std::vector<fs::path> files;
-  for (const auto &p : paths) {
-    if (fs::is_directory(p)) {
-      for (const auto &e : fs::directory_iterator(p))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    } else if (fs::exists(p)) {
-      files.emplace_back(p);
-    } else {
-      throw UsageError("replay: no such file or directory: " + p);
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // Fills what the CLI knows about a run into its result (the engine may have set them already)
 // and recomputes the statuses with the run's selection, variants and coverage rule.
 void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::string &sut_path,

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "broken_cases.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
 #include "edge_cases/edge_case.hpp"
@@ -168,25 +169,8 @@ TEST(CampaignOnBrokenSut, SurvivesCrashes) {
 TEST(CampaignOnBrokenSut, SurvivesHangs) {
   const fs::path dir = fresh_dir("broken-hang");
   fs::create_directories(dir / "cases");
-  auto ln_case = [](int64_t n) {
-    Case c;
-    c.op = "LayerNormBackward";
-    const std::vector<double> ones(static_cast<size_t>(n), 1.0);
-    c.tensors = {{"gradOut", values_tensor(DType::kFloat32, {1, n}, ones)},
-                 {"input", values_tensor(DType::kFloat32, {1, n}, ones)},
-                 {"mean", values_tensor(DType::kFloat32, {1}, {0.5})},
-                 {"rstd", values_tensor(DType::kFloat32, {1}, {2.0})},
-                 {"weightOptional", TensorArg::null()},
-                 {"biasOptional", TensorArg::null()},
-                 {"gradInputOut", output_tensor(DType::kFloat32, {1, n})},
-                 {"gradWeightOut", TensorArg::null()},
-                 {"gradBiasOut", TensorArg::null()}};
-    c.attrs = {{"normalizedShape", std::vector<int64_t>{n}},
-               {"outputMask", std::vector<bool>{true, false, false}}};
-    return c;
-  };
-  std::ofstream(dir / "cases" / "a-hang.json") << to_json(ln_case(5)).dump();
-  std::ofstream(dir / "cases" / "b-fine.json") << to_json(ln_case(4)).dump();
+  std::ofstream(dir / "cases" / "a-hang.json") << to_json(test::layer_norm_row(5)).dump();
+  std::ofstream(dir / "cases" / "b-fine.json") << to_json(test::layer_norm_row(4)).dump();
   std::ostringstream log;
   CampaignConfig cfg = small_config(dir.string());
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "broken_cases.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/repro.hpp"
 #include "edge_cases/edge_case.hpp"
@@ -51,31 +52,13 @@ std::string build_line(const fs::path &repro) {
   return "";
 }
 
-Case ln_case(int64_t n) {
-  Case c;
-  c.op = "LayerNormBackward";
-  const std::vector<double> ones(static_cast<size_t>(n), 1.0);
-  c.tensors = {{"gradOut", values_tensor(DType::kFloat32, {1, n}, ones)},
-               {"input", values_tensor(DType::kFloat32, {1, n}, ones)},
-               {"mean", values_tensor(DType::kFloat32, {1}, {0.5})},
-               {"rstd", values_tensor(DType::kFloat32, {1}, {2.0})},
-               {"weightOptional", TensorArg::null()},
-               {"biasOptional", TensorArg::null()},
-               {"gradInputOut", output_tensor(DType::kFloat32, {1, n})},
-               {"gradWeightOut", TensorArg::null()},
-               {"gradBiasOut", TensorArg::null()}};
-  c.attrs = {{"normalizedShape", std::vector<int64_t>{n}},
-             {"outputMask", std::vector<bool>{true, false, false}}};
-  return c;
-}
-
 TEST(ReproOnBrokenSut, ReproducesAgainstTheLibraryThatFailed) {
   if (shell("command -v c++").status != 0) GTEST_SKIP() << "no system C++ compiler";
   const fs::path dir = fs::temp_directory_path() / "aclnn-conform-test-repro-sut";
   fs::remove_all(dir);
   fs::create_directories(dir / "cases");
-  std::ofstream(dir / "cases" / "a-crash.json") << to_json(ln_case(3)).dump();
-  std::ofstream(dir / "cases" / "b-hang.json") << to_json(ln_case(5)).dump();
+  std::ofstream(dir / "cases" / "a-crash.json") << to_json(test::layer_norm_row(3)).dump();
+  std::ofstream(dir / "cases" / "b-hang.json") << to_json(test::layer_norm_row(5)).dump();
   std::ostringstream log;
   CampaignConfig cfg;
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
