@@ -77,7 +77,9 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
     return;
   }
   std::vector<std::byte> host(total, kCanary);
-  std::memcpy(host.data() + kGuardBytes, arg.storage.data(), storage_bytes_);
+  // An empty storage may have no data pointer at all (memcpy with NULL is undefined).
+  if (storage_bytes_ > 0)
+    std::memcpy(host.data() + kGuardBytes, arg.storage.data(), storage_bytes_);
   if (traced("aclrtMemcpy(host to device)", [&] {
         return abi.memcpy(device_, total, host.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
       }) != ACL_SUCCESS) {
