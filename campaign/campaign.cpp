@@ -79,10 +79,6 @@ uint64_t fnv1a(const std::string &s) {
   return h;
 }
 
-bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
-  return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
-}
-
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }

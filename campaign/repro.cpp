@@ -771,19 +771,7 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
        "  uint64_t workspaceSize = 0;\n"
        "  aclOpExecutor *executor = nullptr;\n";
   std::string phase_one = op.repro_phase_one(c, phase_one_args);
-  {  // indent the op's statements
-    std::string indented;
-    size_t start = 0;
-    while (start < phase_one.size()) {
-      size_t end = phase_one.find('\n', start);
-      if (end == std::string::npos) end = phase_one.size();
-      const std::string line = phase_one.substr(start, end - start);
-      if (!line.empty()) indented += "  " + line;
-      indented += "\n";
-      start = end + 1;
-    }
-    s += indented;
-  }
+  s += indented(phase_one, "  ");
   const std::string ws_name = op.phase_two_name + "GetWorkspaceSize";
   s += fmt::format("  LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n", ws_name);
   s += "  if (ret != 0) {\n"

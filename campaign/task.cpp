@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace aclnn_conform {
 namespace {
 
@@ -29,6 +31,10 @@ const char *kind_name(Task::Kind k) {
 }
 
 }  // namespace
+
+bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
+  return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
+}
 
 std::string Task::property() const {
   return op->name + "/" + kind_name(kind);

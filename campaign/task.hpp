@@ -38,6 +38,9 @@ struct Task {
   std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
 };
 
+// Whether the user skipped a clause ID or a property name ("GeluBackward/valid").
+bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
+
 // Global index k of the seed space: its op, kind (two valid cases to one invalid, one protocol
 // probe in 32) and size drawn from a hash of k, its own seed. Shard i of N takes the k with
 // k mod N = i, and so runs every op whatever N is.

@@ -26,12 +26,8 @@ namespace {
 
 using Clock = WorkerClock;
 
-bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
-  return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
-}
-
-std::string first_failure(const Judgement &j) {
-  for (const auto &r : j.results)
+std::string first_failure(const std::vector<ClauseResult> &rs) {
+  for (const auto &r : rs)
     if (!r.pass) return r.clause;
   return "";
 }
@@ -83,7 +79,7 @@ Judged judge_task(const Task &t, const Case &c, const Outcome &o, const Campaign
       // The oracle cannot evaluate the variant on this case: nothing is explained.
     }
   }
-  r.target = first_failure(r.j);
+  r.target = first_failure(r.j.results);
   return r;
 }
 
@@ -153,11 +149,6 @@ std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContex
   return out;
 }
 
-std::string first_failure(const std::vector<ClauseResult> &rs) {
-  for (const auto &r : rs)
-    if (!r.pass) return r.clause;
-  return "";
-}
 
 // Walks the task's rapidcheck shrink tree, keeping a candidate whenever still_fails says it fails
 // the same way; stops at the attempt limit or the deadline. Returns the smallest case found.
