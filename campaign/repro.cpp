@@ -436,7 +436,7 @@ AcceptedRange accepted_range(const aclnn_ref::ExpectedOutput &e, int64_t index,
   const size_t size = aclnn_ref::dtype_size(t);
   const int64_t key = float_key(eb, size);
   auto ok = [&](int64_t k) {
-    const auto d = aclnn_ref::ulp_distance(eb, key_bits(k, size), t, false);
+    const auto d = aclnn_ref::element_distance(e, index, key_bits(k, size), false);
     return !d.class_mismatch && d.ulps <= bound;
   };
   constexpr int64_t kMaxSteps = 1 << 20;

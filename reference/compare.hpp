@@ -5,10 +5,14 @@
 // - Classes: NaN, +inf, -inf, finite. All NaNs are equal; +0 == -0 unless check_zero_sign.
 //   A class mismatch (NaN vs number, inf vs finite, +inf vs -inf) is a verdict of its own, never a
 //   number of ulps.
-// - ulp distance: |got - expected| / ulp, ulp = the output dtype's quantum at the value of record
-//   (2^(e - p + 1) for |x| in [2^e, 2^(e+1)), the subnormal quantum below the normal range). At a
-//   power of two, when got lies on the smaller-magnitude side, the quantum of the binade below is
-//   used, so "n ulps" always counts n representable steps near the value of record.
+// - ulp distance (VAL-TOL-1 part 2): |got - exact| / ulp, ulp = the output dtype's quantum at the
+//   exact value (2^(e - p + 1) for |x| in [2^e, 2^(e+1)), the subnormal quantum below the normal
+//   range), with exact = ExpectedOutput::exact_nearest, less its exact_error bound (in the
+//   output's favour). A correctly rounded result is <= 0.5 ulp; with the 1-ulp fp16/bf16 bound,
+//   a neighbour of the value of record passes only on the exact value's side. Without
+//   exact_nearest the value of record stands in. At a power of two, when got lies on the
+//   smaller-magnitude side, the quantum of the binade below is used, so "n ulps" always counts
+//   n representable steps.
 // - Ascend standard (VAL-TOL-1 part 1): rel_i = |got - exact| / (|exact| + 1e-7) with exact the
 //   oracle's exact value (ExpectedOutput::exact_nearest when present, else the value of record);
 //   elements of the same non-finite class count rel = 0, a class mismatch counts rel = +inf.
@@ -49,6 +53,11 @@ struct UlpDistance {
 };
 UlpDistance ulp_distance(uint64_t expected_bits, uint64_t got_bits, DType t,
                          bool check_zero_sign = false);
+
+// The distance compare_output judges element i by: ulp_distance from the value of record, with
+// the ulps measured at the exact value when the expectation carries it (exact_nearest).
+UlpDistance element_distance(const ExpectedOutput &exp, int64_t i, uint64_t got_bits,
+                             bool check_zero_sign = false);
 
 struct Tolerance {
   enum class Kind { kUlp, kExact, kAscend, kSum };

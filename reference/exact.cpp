@@ -61,6 +61,7 @@ uint64_t round_int(double v) {
 }  // namespace
 
 uint64_t fast_round_double(double v, DType out) {
+  note_rounded_from(v, 0);  // v is the real being rounded (the default branch notes it again)
   switch (out) {
     case DType::kFloat32: {
       if (std::isnan(v)) return 0x7fc00000u;
@@ -100,6 +101,34 @@ double round_double_to(double v, DType t) {
     default:
       return v;
   }
+}
+
+void init_exact(ExpectedOutput &eo) {
+  const DType t = eo.values.dtype;
+  if (!is_floating(t) || t == DType::kFloat64) return;  // integers are exact; fp64 is its own
+  const auto n = static_cast<size_t>(eo.values.numel());
+  eo.exact_nearest.assign(n, 0.0);
+  eo.exact_error.assign(n, 0.0);
+}
+
+void keep_exact(ExpectedOutput &eo, int64_t i, uint64_t bits) {
+  if (eo.exact_nearest.empty()) return;
+  const DType t = eo.values.dtype;
+  const double record = decode(&bits, t);
+  RoundedFrom from = last_rounded_from();
+  // The note must describe a real whose rounding is the value of record: within half an ulp
+  // of it (plus the note's own error), of the same class and sign.
+  const bool fits =
+      std::isfinite(record) && std::isfinite(from.value) && from.error >= 0 &&
+      std::signbit(from.value) == std::signbit(record) &&
+      std::fabs(from.value - record) <=
+          0.5 * std::ldexp(1.0, std::max(std::ilogb(std::fabs(record)), float_format(t).emin) -
+                                    float_format(t).precision + 1) +
+              from.error;
+  if (!fits) from = {record, 0};
+  const auto k = static_cast<size_t>(i);
+  eo.exact_nearest[k] = from.value;
+  eo.exact_error[k] = from.error;
 }
 
 double lower_end(double y, double err) {

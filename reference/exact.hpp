@@ -17,6 +17,7 @@
 #include <mpfr.h>
 // clang-format on
 #include <boost/multiprecision/mpfr.hpp>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,7 @@
 #include "reference/dtype.hpp"
 #include "reference/host_tensor.hpp"
 #include "reference/rounding.hpp"
+#include "reference/spec.hpp"
 
 namespace aclnn_ref::exact {
 
@@ -81,8 +83,18 @@ double round_double_to(double v, DType t);
 inline std::optional<uint64_t> fast_decide(double lo, double hi, DType out) {
   const uint64_t a = fast_round_double(lo, out);
   if (a != fast_round_double(hi, out)) return std::nullopt;
+  const double mid = lo / 2 + hi / 2;  // halves first: no overflow
+  note_rounded_from(mid,
+                    std::nextafter(hi / 2 - lo / 2, INFINITY) + std::ldexp(std::fabs(mid), -52));
   return a;
 }
+
+// For an elementwise output of a float dtype: sizes exact_nearest/exact_error to its elements.
+void init_exact(ExpectedOutput &eo);
+// Keeps element i's exact value (the last rounding's RoundedFrom) beside its value of record
+// `bits`. A note that does not fit the bits (a path that made them without rounding) is
+// replaced by the value of record itself with error 0, the judge's former reading.
+void keep_exact(ExpectedOutput &eo, int64_t i, uint64_t bits);
 
 // Outward-rounded interval ends of y +- err: nextafter of the nearest rounding is on the safe side.
 double lower_end(double y, double err);

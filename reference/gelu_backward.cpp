@@ -388,6 +388,7 @@ std::vector<ExpectedOutput> gelu_backward_values(const GeluBackwardCall &call,
   eo.values = HostTensor(out, c.shape);
   const int64_t n = eo.values.numel();
   if (n == 0) return {eo};  // GELU-EMPTY-1
+  exact::init_exact(eo);
   exact::Broadcaster it(c.shape, {call.grad_output, call.self});
   for (int64_t i = 0; i < n; ++i, it.next()) {
     const double dy = exact::read_as(*call.grad_output, it.offset(0), c.promoted);
@@ -400,6 +401,7 @@ std::vector<ExpectedOutput> gelu_backward_values(const GeluBackwardCall &call,
       bits = exact::fast_round_double(decode(&pb, c.promoted), out);
     }
     eo.values.set_bits(i, bits);
+    exact::keep_exact(eo, i, bits);
   }
   return {eo};
 }

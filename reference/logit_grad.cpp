@@ -152,22 +152,28 @@ std::vector<ExpectedOutput> logit_grad_values(const LogitGradCall &call,
   if (same) {
     eo.values = HostTensor(out, call.out->shape);
     if (n == 0) return {eo};  // LOGIT-EMPTY-1
+    exact::init_exact(eo);
     exact::Broadcaster it(call.x->shape, {call.x, call.dy});
     for (int64_t i = 0; i < n; ++i, it.next()) {
       const double x = exact::read_as(*call.x, it.offset(0), call.x->dtype);
       const double dy = exact::read_as(*call.dy, it.offset(1), call.dy->dtype);
-      eo.values.set_bits(i, element_impl(dy, x, call.eps, out, m, true));
+      const uint64_t bits = element_impl(dy, x, call.eps, out, m, true);
+      eo.values.set_bits(i, bits);
+      exact::keep_exact(eo, i, bits);
     }
     return {eo};
   }
   // no-shape-check: x's element count for all three.
   eo.values = HostTensor(out, call.out->numel() == n ? call.out->shape : std::vector<int64_t>{n});
   const int64_t ndy = call.dy->numel();
+  exact::init_exact(eo);
   for (int64_t i = 0; i < n; ++i) {
     const double x = call.x->at(i);
     const double dy = i < ndy ? call.dy->at(i) : kNaN;
-    eo.values.set_bits(i, i < ndy ? element_impl(dy, x, call.eps, out, m, true)
-                                  : exact::fast_round_double(kNaN, out));
+    const uint64_t bits =
+        i < ndy ? element_impl(dy, x, call.eps, out, m, true) : exact::fast_round_double(kNaN, out);
+    eo.values.set_bits(i, bits);
+    exact::keep_exact(eo, i, bits);
   }
   return {eo};
 }

@@ -1,6 +1,7 @@
 #include "reference/rounding.hpp"  // first: it orders <cstdint> before <mpfr.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -17,7 +18,9 @@ struct Mpfr {
   Mpfr &operator=(const Mpfr &) = delete;
 };
 
-int total_bits(DType t) { return static_cast<int>(dtype_size(t)) * 8; }
+int total_bits(DType t) {
+  return static_cast<int>(dtype_size(t)) * 8;
+}
 
 uint64_t float_bits(mpfr_srcptr x, DType out) {
   const FloatFormat f = float_format(out);
@@ -41,13 +44,13 @@ uint64_t float_bits(mpfr_srcptr x, DType out) {
   mpfr_rint(n.v, scaled.v, MPFR_RNDN);
   uint64_t mant = mpfr_get_uj(n.v, MPFR_RNDN);
   long qq = q;
-  if (mant == 0) return sign;  // underflow to zero
+  if (mant == 0) return sign;                // underflow to zero
   if (mant == uint64_t{1} << f.precision) {  // rounding carried into the next binade
     mant >>= 1;
     ++qq;
   }
   if (mant < uint64_t{1} << mant_bits) return sign | mant;  // subnormal (exponent field 0)
-  const long biased = qq + mant_bits + f.emax;           // exponent qq + p - 1, bias emax
+  const long biased = qq + mant_bits + f.emax;              // exponent qq + p - 1, bias emax
   if (biased >= static_cast<long>(exp_all_ones)) return inf;
   return sign | (static_cast<uint64_t>(biased) << mant_bits) | (mant - (uint64_t{1} << mant_bits));
 }
@@ -65,8 +68,8 @@ uint64_t int_bits(mpfr_srcptr x) {
     mpfr_rint(n.v, x, MPFR_RNDN);  // |n| < 2^63 + 1: exact in 66 bits
     const intmax_t r = mpfr_get_sj(n.v, MPFR_RNDN);
     if constexpr (std::is_signed_v<I>) {
-      v = static_cast<I>(std::clamp<intmax_t>(r, std::numeric_limits<I>::min(),
-                                              std::numeric_limits<I>::max()));
+      v = static_cast<I>(
+          std::clamp<intmax_t>(r, std::numeric_limits<I>::min(), std::numeric_limits<I>::max()));
     } else {
       v = r < 0 ? 0
                 : static_cast<I>(std::min<uintmax_t>(static_cast<uintmax_t>(r),
@@ -78,21 +81,50 @@ uint64_t int_bits(mpfr_srcptr x) {
   return b;
 }
 
+thread_local RoundedFrom t_rounded_from;
+
+// The nearest double of an MPFR value and the bound 2^-52 |value| on their distance (the
+// subnormal range of double is far below every output dtype's quantum that matters here).
+RoundedFrom nearest_double(mpfr_srcptr x) {
+  const double v = mpfr_get_d(x, MPFR_RNDN);
+  return {v, std::ldexp(std::fabs(v), -52)};
+}
+
 }  // namespace
 
+RoundedFrom last_rounded_from() {
+  return t_rounded_from;
+}
+void note_rounded_from(double value, double error) {
+  t_rounded_from = {value, error};
+}
+
 uint64_t round_to_bits(mpfr_srcptr x, DType out) {
+  t_rounded_from = nearest_double(x);
   switch (out) {
-    case DType::kFloat32: case DType::kFloat16: case DType::kBFloat16: case DType::kFloat64:
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat64:
       return float_bits(x, out);
-    case DType::kInt8: return int_bits<int8_t>(x);
-    case DType::kInt16: return int_bits<int16_t>(x);
-    case DType::kInt32: return int_bits<int32_t>(x);
-    case DType::kInt64: return int_bits<int64_t>(x);
-    case DType::kUInt8: return int_bits<uint8_t>(x);
-    case DType::kUInt16: return int_bits<uint16_t>(x);
-    case DType::kUInt32: return int_bits<uint32_t>(x);
-    case DType::kUInt64: return int_bits<uint64_t>(x);
-    case DType::kBool: return mpfr_zero_p(x) ? 0 : 1;
+    case DType::kInt8:
+      return int_bits<int8_t>(x);
+    case DType::kInt16:
+      return int_bits<int16_t>(x);
+    case DType::kInt32:
+      return int_bits<int32_t>(x);
+    case DType::kInt64:
+      return int_bits<int64_t>(x);
+    case DType::kUInt8:
+      return int_bits<uint8_t>(x);
+    case DType::kUInt16:
+      return int_bits<uint16_t>(x);
+    case DType::kUInt32:
+      return int_bits<uint32_t>(x);
+    case DType::kUInt64:
+      return int_bits<uint64_t>(x);
+    case DType::kBool:
+      return mpfr_zero_p(x) ? 0 : 1;
   }
   return 0;
 }
@@ -105,6 +137,9 @@ std::optional<uint64_t> round_if_decided(mpfr_srcptr x, mpfr_srcptr err, DType o
   mpfr_add(hi.v, x, err, MPFR_RNDU);
   const uint64_t a = round_to_bits(lo.v, out), b = round_to_bits(hi.v, out);
   if (a != b) return std::nullopt;
+  RoundedFrom from = nearest_double(x);
+  from.error += mpfr_get_d(err, MPFR_RNDU);
+  t_rounded_from = from;
   return a;
 }
 

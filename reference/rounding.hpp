@@ -23,6 +23,19 @@ uint64_t round_to_bits(mpfr_srcptr x, DType out);
 // nullopt (the caller raises its working precision). err >= 0 is an absolute bound.
 std::optional<uint64_t> round_if_decided(mpfr_srcptr x, mpfr_srcptr err, DType out);
 
+// The real the last rounding on this thread rounded, as its nearest double `value` and a bound
+// `error` on their distance (NaN/inf as themselves). VAL-TOL-1 measures ulps "at the exact value",
+// not at the value of record (which can be half an ulp away), so the oracles keep this beside each
+// value of record (ExpectedOutput::exact_nearest/exact_error). Every rounding entry point of the
+// oracle (round_to_bits, round_if_decided, fast_round_double, fast_decide) notes its argument
+// last; callers read it right after the rounding that made the value of record.
+struct RoundedFrom {
+  double value = 0;
+  double error = 0;
+};
+RoundedFrom last_rounded_from();
+void note_rounded_from(double value, double error);
+
 // Bits of a double that is exactly representable in a floating dtype (e.g. 0.5 in fp16), or of
 // the nearest element otherwise (one rounding from the double).
 uint64_t bits_from_double(double v, DType out);

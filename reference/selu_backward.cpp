@@ -208,11 +208,14 @@ std::vector<ExpectedOutput> selu_backward_values(const SeluBackwardCall &call,
   eo.values = HostTensor(out, call.grad_input->shape);
   const int64_t n = eo.values.numel();
   if (n == 0) return {eo};  // SELU-EMPTY-1
+  exact::init_exact(eo);
   exact::Broadcaster it(call.grad_input->shape, {call.grad_output, call.result});
   for (int64_t i = 0; i < n; ++i, it.next()) {
     const double dy = exact::read_as(*call.grad_output, it.offset(0), call.grad_output->dtype);
     const double y = exact::read_as(*call.result, it.offset(1), call.result->dtype);
-    eo.values.set_bits(i, element_impl(dy, y, out, m, true));
+    const uint64_t bits = element_impl(dy, y, out, m, true);
+    eo.values.set_bits(i, bits);
+    exact::keep_exact(eo, i, bits);
   }
   return {eo};
 }

@@ -55,17 +55,20 @@ class VariantSet {
 
 // The value of record of one output: exact bits, row-major over its shape.
 struct ExpectedOutput {
-  std::string name;        // the ABI parameter name, e.g. "gradInput"
-  bool written = true;     // false: the output must be left untouched (masked, variant, ...)
-  HostTensor values;       // dtype and shape of the output
+  std::string name;     // the ABI parameter name, e.g. "gradInput"
+  bool written = true;  // false: the output must be left untouched (masked, variant, ...)
+  HostTensor values;    // dtype and shape of the output
   // For sums (LN-VALUE-3, GBAG-VALUE-3): sum |terms| of each element, rounded up to a double, for
   // the condition-aware bound of VAL-TOL-1. Empty for elementwise outputs.
   std::vector<double> error_scale;
   // For sums: the number of terms n of each element's sum (k = ceil(log2 n) + 2). Empty otherwise.
   std::vector<int64_t> term_count;
-  // For sums: the exact value (before the one rounding to the dtype) rounded to the nearest
-  // double, so the judge can apply VAL-TOL-1's bound at the exact value. Empty otherwise.
+  // The exact value (before the one rounding to the dtype) rounded to the nearest double, so the
+  // judge can apply VAL-TOL-1's bounds at the exact value, not at the value of record.
+  // Elementwise float outputs keep the same (their exact value's nearest double), with
+  // exact_error: a bound on |exact - exact_nearest| (sums: empty, 2^-52 |exact| applies).
   std::vector<double> exact_nearest;
+  std::vector<double> exact_error;
 };
 
 }  // namespace aclnn_ref

@@ -83,8 +83,11 @@ using namespace aclnn_conform;
 
 // VAL-TOL-1 and SELU-INT-1, clause by clause: for every op and output dtype, an element moved to
 // exactly the bound of its clause conforms, and one unit (ulp) further is a deviation reported
-// against that element's value clause. Integers are exact: one unit off is a deviation. Outputs
-// judged by the condition-aware sum bound (error_scale) are covered by the compare tests.
+// against that element's value clause. Float bounds are at the exact value: the moves go towards
+// the exact value's side of the value of record, and the same number of steps on the far side is
+// already a deviation when the exact value is not representable. Integers are exact: one unit off
+// is a deviation. Outputs judged by the condition-aware sum bound (error_scale) are covered by the
+// compare tests.
 TEST(Judge, EachToleranceIsTheClausesAndNoWider) {
   int checked = 0;
   std::set<std::string> seen;  // op/dtype pairs
@@ -118,13 +121,23 @@ TEST(Judge, EachToleranceIsTheClausesAndNoWider) {
           }
           const int mant = t.dtype == DType::kFloat32 ? 23 : t.dtype == DType::kFloat16 ? 10 : 7;
           const uint64_t m = b & ((uint64_t{1} << mant) - 1);
-          if (m + static_cast<uint64_t>(bound) + 2 < (uint64_t{1} << mant) && m > 2) k = n;
+          if (m + static_cast<uint64_t>(bound) + 2 < (uint64_t{1} << mant) &&
+              m > static_cast<uint64_t>(bound) + 2)
+            k = n;
         }
         if (k < 0) continue;
         seen.insert(key);
         const Outcome good = run_case(builtin_sut(), *op, c);
         ASSERT_EQ(good.status, 0) << c.describe();
-        const auto moved = [&](uint64_t steps) {
+        // Which side of the value of record the exact value lies on (+1: larger magnitude).
+        int exact_side = 0;
+        if (!integer) {
+          ASSERT_EQ(e.exact_nearest.size(), static_cast<size_t>(e.values.numel())) << key;
+          const double ex = std::fabs(e.exact_nearest[static_cast<size_t>(k)]);
+          const double rec = std::fabs(e.values.at(k));
+          exact_side = ex > rec ? 1 : ex < rec ? -1 : 0;
+        }
+        const auto moved = [&](uint64_t steps, int side) {
           Outcome o = good;
           TensorArg after = t;
           after.storage = o.storage_after[i];
@@ -133,16 +146,21 @@ TEST(Judge, EachToleranceIsTheClausesAndNoWider) {
             const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
             b = (b + steps) & mask;
           } else {
-            b += steps;  // away from zero by `steps` ulps (sign-magnitude)
+            // Sign-magnitude: adding moves away from zero by `steps` ulps.
+            b = side >= 0 ? b + steps : b - steps;
           }
           after.set_bits_at(k, b);
           o.storage_after[i] = after.storage;
           return judge(*op, c, o);
         };
         const std::string clause = op->value_clause(c, e.name, k);
-        const Judgement at_bound = moved(static_cast<uint64_t>(bound));
+        const Judgement at_bound = moved(static_cast<uint64_t>(bound), exact_side);
         EXPECT_TRUE(at_bound.pass()) << key << " at " << bound << " ulps\n" << at_bound.failures();
-        const Judgement beyond = moved(static_cast<uint64_t>(bound) + 1);
+        if (exact_side != 0) {
+          const Judgement far = moved(static_cast<uint64_t>(bound), -exact_side);
+          EXPECT_FALSE(far.pass()) << key << ": " << bound << " steps away from the exact value";
+        }
+        const Judgement beyond = moved(static_cast<uint64_t>(bound) + 1, exact_side);
         EXPECT_FALSE(beyond.pass()) << key << " at " << bound + 1 << " ulps";
         EXPECT_NE(beyond.failures().find(clause + ":"), std::string::npos)
             << key << ": expected a deviation of " << clause << "\n"

@@ -349,3 +349,42 @@ TEST(CompareSum, InfinityIsWithinTheBoundAtTheOverflowThreshold) {
   EXPECT_TRUE(compare_output(e, got.view(), Tolerance::sum(0x1p-53)).pass);
 }
 }  // namespace
+
+// VAL-TOL-1 measures ulps at the exact value: with the exact value 0.3 ulp above the value of
+// record, the neighbour above is 0.7 ulp away and the one below 1.3 ulps (1.5 ulps would be the
+// furthest a record-based measure could be wrong by).
+TEST(Compare, UlpsAreMeasuredAtTheExactValue) {
+  ExpectedOutput h = expected(DType::kFloat16, {1.5, 1.5});
+  const double q = 0x1p-10;  // fp16 quantum at 1.5
+  h.exact_nearest = {1.5 + 0.3 * q, 1.5 - 0.3 * q};
+  h.exact_error = {0, 0};
+  const HostTensor up_down = tensor(DType::kFloat16, {1.5 + q, 1.5 - q});  // exact's side
+  const HostTensor down_up = tensor(DType::kFloat16, {1.5 - q, 1.5 + q});  // the far side
+  const Comparison near = compare_output(h, up_down.view(), Tolerance::ulp());
+  EXPECT_TRUE(near.pass) << near.details();
+  EXPECT_NEAR(near.max_ulps, 0.7, 1e-12);
+  const Comparison far = compare_output(h, down_up.view(), Tolerance::ulp());
+  EXPECT_FALSE(far.pass);
+  EXPECT_EQ(far.mismatch_count, 2);
+  EXPECT_NEAR(far.max_ulps, 1.3, 1e-12);
+  // The value of record itself is within half an ulp of the exact value.
+  const HostTensor record = tensor(DType::kFloat16, {1.5, 1.5});
+  const Comparison rec = compare_output(h, record.view(), Tolerance::ulp());
+  EXPECT_NEAR(rec.max_ulps, 0.3, 1e-12);
+  EXPECT_EQ(rec.histogram[kBHalf], 2);
+
+  // fp32: two steps on the far side are 2.3 ulps (a deviation), on the exact value's side 1.7.
+  ExpectedOutput f = expected(DType::kFloat32, {1.5});
+  const double u = 0x1p-23;
+  f.exact_nearest = {1.5 + 0.3 * u};
+  EXPECT_TRUE(
+      compare_output(f, tensor(DType::kFloat32, {1.5 + 2 * u}).view(), Tolerance::ulp()).pass);
+  EXPECT_FALSE(
+      compare_output(f, tensor(DType::kFloat32, {1.5 - 2 * u}).view(), Tolerance::ulp()).pass);
+
+  // The oracle's error bound on the exact value counts in the output's favour.
+  h.exact_error = {0, 0.31 * q};
+  const Comparison bounded = compare_output(h, down_up.view(), Tolerance::ulp());
+  EXPECT_EQ(bounded.mismatch_count, 1);
+  EXPECT_EQ(bounded.mismatches[0].index, 0);
+}
