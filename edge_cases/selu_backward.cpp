@@ -149,6 +149,20 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
                        output_tensor(F32, {0, 3})),
                   0,
                   {}});
+  rows.back().expected_workspace = 0;  // the clause: "workspace 0"
+  // Sub-rules the generators of the default product (A2) do not produce (docs/spec/audit.md).
+  rows.push_back({"SELU-DTYPE-1", "UINT64 is not supported", selu2(DType::kUInt64), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1", "UINT32 is not supported", selu2(DType::kUInt32), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1",
+                  "FLOAT16 on Atlas training is legal: dy·λ rounded once to fp16",
+                  selu2(F16, Product::kAtlasTraining),
+                  0,
+                  {{"gradInput", 0, kLambdaF16}, {"gradInput", 1, kLambdaF16}}});
+  rows.push_back({"SELU-DTYPE-1",
+                  "INT8 on Atlas inference is legal",
+                  selu2(I8, Product::kAtlasInference),
+                  0,
+                  {{"gradInput", 0, 1}, {"gradInput", 1, 1}}});
   // Values.
   rows.push_back({"SELU-VALUE-1",
                   "y > 0: dy·λ (the seed's formula omits λ; the value of record has it)",
