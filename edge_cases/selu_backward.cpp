@@ -190,6 +190,17 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
                        values_tensor(F32, {3}, {kInf, -kInf, -kInf}), output_tensor(F32, {3})),
                   0,
                   {{"gradInput", 0, kLambdaF32}, {"gradInput", 1, -kInf}, {"gradInput", 2, kInf}}});
+  // Found by exhaustive search over fp16 y: the exact value lies just off an fp16 midpoint, so
+  // rounding it to FLOAT first lands on the midpoint and then ties the other way.
+  rows.push_back(
+      {"VAL-EXACT-1",
+       "FLOAT16 rounded once, never through FLOAT: 3·(y + λα) at y = -0x1.ebcp-11 is "
+       "5.2714842 -> 5.26953125 (through FLOAT: 5.2734375); 5·(y + λα) at y = "
+       "-0x1.23p-7 is 8.7460936 -> 8.7421875 (through FLOAT: 8.75)",
+       selu(values_tensor(F16, {2}, {3, 5}), values_tensor(F16, {2}, {-0x1.ebcp-11, -0x1.23p-7}),
+            output_tensor(F16, {2})),
+       0,
+       {{"gradInput", 0, 0x1.514p+2}, {"gradInput", 1, 0x1.17cp+3}}});
   rows.push_back({"SELU-ZERO-1",
                   "y = +0 and y = -0 take the y >= 0 branch: dy·λ (not dy·λα, variant le-zero)",
                   selu(values_tensor(F16, {4}, {1, 1, 3, -3}),
