@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -89,6 +90,29 @@ TEST(Audit, EveryCitedEdgeRowExists) {
     EXPECT_TRUE(rows.count((*it)[1].str())) << "no edge row " << (*it)[1].str();
   }
   EXPECT_GT(cited, 100);
+}
+
+// The summary's totals are the statuses of the sub-rule tables (last cell of each row).
+TEST(Audit, SummaryCountsTheTables) {
+  const std::string text = audit_text();
+  ASSERT_FALSE(text.empty()) << "cannot read " << ACLNN_AUDIT_MD;
+  const size_t tables = text.find("\n## Common clauses");
+  ASSERT_NE(tables, std::string::npos);
+  std::map<std::string, int> n;
+  std::istringstream lines(text.substr(tables));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("| ") || line.size() < 3) continue;
+    const size_t end = line.find_last_not_of(" |");
+    const size_t bar = line.rfind('|', end);
+    const std::string status = line.substr(bar + 2, end - bar - 1);
+    if (status == "ok" || status == "added" || status == "gap" || status == "n/a") ++n[status];
+  }
+  const int total = n["ok"] + n["added"] + n["gap"] + n["n/a"];
+  const std::string row = "| **all** | **" + std::to_string(total) + "** | **" +
+                          std::to_string(n["ok"]) + "** | **" +
+                          std::to_string(n["ok"] + n["added"]) + "** | **" +
+                          std::to_string(n["gap"]) + "** | **" + std::to_string(n["n/a"]) + "** |";
+  EXPECT_NE(text.find(row), std::string::npos) << "the summary should read " << row;
 }
 
 }  // namespace
