@@ -153,6 +153,7 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
   // Sub-rules the generators of the default product (A2) do not produce (docs/spec/audit.md).
   rows.push_back({"SELU-DTYPE-1", "UINT64 is not supported", selu2(DType::kUInt64), 161002, {}});
   rows.push_back({"SELU-DTYPE-1", "UINT32 is not supported", selu2(DType::kUInt32), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1", "UINT16 is not supported", selu2(DType::kUInt16), 161002, {}});
   rows.push_back({"SELU-DTYPE-1",
                   "FLOAT16 on Atlas training is legal: dy·λ rounded once to fp16",
                   selu2(F16, Product::kAtlasTraining),
