@@ -27,6 +27,13 @@ struct EdgeCase {
   Case call;
   int32_t expected_status = 0;
   std::vector<ExpectedElement> expected = {};  // literal values of record (optional)
+  // The workspace size phase one must return, where the clause states it (e.g. "empty tensors
+  // succeed, workspace 0"); -1: the clause says nothing.
+  int64_t expected_workspace = -1;
+  // The row breaks a precondition the caller must guarantee (GBAG-IDX-1): expected_status is the
+  // built-in library's answer, checked by CTest; on any other SUT only memory safety is (the
+  // judge's part), never the status.
+  bool caller_precondition = false;
 };
 
 // How a row prints (GoogleTest, rapidcheck): "GELU-SPECIAL-1: g(+inf) = 1, ...".
@@ -44,9 +51,10 @@ std::vector<EdgeCase> grouped_bias_add_grad_edge_cases();  // V1 and V2 rows
 // All rows of all ops.
 std::vector<EdgeCase> all_edge_cases();
 
-// The row's own literal statements checked on an outcome of its call: the status, and each value
-// of record it states (NaN matches any NaN; the sign of zero is not checked). One result per
-// statement, under the row's clause. Used by CTest and by every campaign, on any SUT.
+// The row's own literal statements checked on an outcome of its call: the status (not for a
+// caller_precondition row), the workspace size where stated, and each value of record it states
+// (NaN matches any NaN; the sign of zero is not checked). One result per statement, under the
+// row's clause. Used by CTest and by every campaign, on any SUT.
 std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &o);
 
 // Builders for hand-written rows: contiguous tensors from values (rounded once to the dtype), an

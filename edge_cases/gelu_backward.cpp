@@ -86,6 +86,79 @@ std::vector<EdgeCase> gelu_backward_edge_cases() {
                   gelu(values_tensor(F32, {0, 3}, {}), values_tensor(F32, {3}, {0, 0, 0}),
                        output_tensor(F32, {0, 3})),
                   0});
+  rows.back().expected_workspace = 0;  // the clause: "workspace 0"
+  // Sub-rules the generators of the default product (A2) do not produce, so that every campaign
+  // checks them on its SUT (docs/spec/audit.md).
+  rows.push_back({"GELU-DTYPE-1",
+                  "UINT64 gradOutput with FLOAT self: u64 promotes only with itself",
+                  gelu(values_tensor(DType::kUInt64, {2}, {1, 1}), values_tensor(F32, {2}, {0, 1}),
+                       output_tensor(F32, {2})),
+                  161002});
+  rows.push_back({"GELU-DTYPE-1",
+                  "FLOAT16 gradOutput with UINT32 self: u32 promotes only with itself",
+                  gelu(values_tensor(F16, {2}, {1, 1}), values_tensor(DType::kUInt32, {2}, {0, 1}),
+                       output_tensor(F16, {2})),
+                  161002});
+  rows.push_back({"GELU-DTYPE-1", "BFLOAT16 on Atlas inference: rejected",
+                  gelu(values_tensor(BF16, {2}, {1, 1}), values_tensor(BF16, {2}, {0, 1}),
+                       output_tensor(BF16, {2}), Product::kAtlasInference),
+                  161002});
+  rows.push_back({"GELU-DTYPE-1",
+                  "BFLOAT16 on Atlas A3 is legal",
+                  gelu(values_tensor(BF16, {2}, {2, -3}), values_tensor(BF16, {2}, {0, 0}),
+                       output_tensor(BF16, {2}), Product::kAtlasA3),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"ABI-SOC-1",
+                  "Atlas inference has GeluBackward: FLOAT16 is legal",
+                  gelu(values_tensor(F16, {2}, {2, -3}), values_tensor(F16, {2}, {0, 0}),
+                       output_tensor(F16, {2}), Product::kAtlasInference),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"ABI-PROMOTE-1",
+                  "FLOAT16 gradOutput with FLOAT self promotes to FLOAT",
+                  gelu(values_tensor(F16, {2}, {2, -3}), values_tensor(F32, {2}, {0, 0}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"ABI-PROMOTE-1",
+                  "FLOAT gradOutput with BFLOAT16 self promotes to FLOAT",
+                  gelu(values_tensor(F32, {2}, {2, -3}), values_tensor(BF16, {2}, {0, 0}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"ABI-PROMOTE-1",
+                  "BFLOAT16 gradOutput with FLOAT16 self promotes to FLOAT",
+                  gelu(values_tensor(BF16, {2}, {2, -3}), values_tensor(F16, {2}, {0, 0}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"ABI-PROMOTE-1",
+                  "INT8 gradOutput with FLOAT16 self stays FLOAT16",
+                  gelu(values_tensor(DType::kInt8, {2}, {2, -3}), values_tensor(F16, {2}, {0, 0}),
+                       output_tensor(F16, {2})),
+                  0,
+                  {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  rows.push_back({"GELU-DTYPE-2", "gradInput FLOAT where INT8 with FLOAT16 promotes to FLOAT16",
+                  gelu(values_tensor(DType::kInt8, {2}, {2, -3}), values_tensor(F16, {2}, {0, 0}),
+                       output_tensor(F32, {2})),
+                  161002});
+  rows.push_back({"GELU-RANK-1", "rank 9 gradOutput (self and gradInput of rank 1)",
+                  gelu(values_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1}),
+                       values_tensor(F32, {1}, {0}), output_tensor(F32, {1})),
+                  161002});
+  rows.push_back({"GELU-RANK-1",
+                  "rank 9 gradInput (inputs of rank 1): GELU-RANK-1 before GELU-BCAST-2",
+                  gelu(values_tensor(F32, {1}, {1}), values_tensor(F32, {1}, {0}),
+                       output_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 1, 1})),
+                  161002});
+  rows.push_back(
+      {"GELU-RANK-1",
+       "rank 8 is legal",
+       gelu(values_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 2}, {2, 2}), values_tensor(F32, {2}, {0, 0}),
+            output_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 2})),
+       0,
+       {{"gradInput", 0, 1.0}, {"gradInput", 1, 1.0}}});
   // Values.
   rows.push_back({"GELU-VALUE-1",
                   "g(0) = 1/2 exactly, in every float dtype",
@@ -105,6 +178,12 @@ std::vector<EdgeCase> gelu_backward_edge_cases() {
                        output_tensor(BF16, {2})),
                   0,
                   {{"gradInput", 0, kNaN}, {"gradInput", 1, kNaN}}});
+  rows.push_back({"GELU-SPECIAL-1",
+                  "dy = -inf with x = -inf gives NaN (-inf * 0)",
+                  gelu(values_tensor(F32, {2}, {-kInf, -kInf}), values_tensor(F32, {2}, {-kInf, 0}),
+                       output_tensor(F32, {2})),
+                  0,
+                  {{"gradInput", 0, kNaN}, {"gradInput", 1, -kInf}}});
   rows.push_back({"GELU-SPECIAL-2", "g changes sign at its root near -0.75179",
                   gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {-0.7, -0.8}),
                        output_tensor(F32, {2})),

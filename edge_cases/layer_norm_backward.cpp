@@ -186,6 +186,24 @@ std::vector<EdgeCase> layer_norm_backward_edge_cases() {
           },
           base(BF16, BF16)),
       0, all_values(kGi));
+  add("LN-DTYPE-1", "BFLOAT16 on Atlas training (ABI-SOC-1)",
+      with([](Ln &a) { a.p = Product::kAtlasTraining; }, base(BF16)), kBad);
+  add("LN-DTYPE-1", "BFLOAT16 on Atlas A3 is legal (ABI-SOC-1)",
+      with([](Ln &a) { a.p = Product::kAtlasA3; }, base(BF16, BF16)), 0, all_values(kGi));
+  add("LN-DTYPE-1", "weight DOUBLE (bias absent)", with([](Ln &a) {
+        a.w = values_tensor(DType::kFloat64, {4}, {2, 1, 1, 1});
+        a.b = TensorArg::null();
+      }),
+      kBad);
+  add("LN-DTYPE-1", "bias INT32 (weight absent)", with([](Ln &a) {
+        a.w = TensorArg::null();
+        a.b = values_tensor(DType::kInt32, {4}, {5, 5, 5, 5});
+      }),
+      kBad);
+  add("LN-DTYPE-1", "rstd DOUBLE with mean FLOAT", with([](Ln &a) {
+        a.rstd = values_tensor(DType::kFloat64, {2, 1}, {2, 1});
+      }),
+      kBad);
   add("LN-DTYPE-1", "FLOAT16 on Atlas training is legal (ABI-SOC-1)",
       with([](Ln &a) { a.p = Product::kAtlasTraining; }, base(F16, F16)), 0, all_values(kGi));
   // LN-DTYPE-2.

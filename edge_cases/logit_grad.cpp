@@ -121,6 +121,14 @@ std::vector<EdgeCase> logit_grad_edge_cases() {
                         output_tensor(F32, {0, 2})),
                   0,
                   {}});
+  rows.back().expected_workspace = 0;  // the clause: "workspace 0"
+  rows.push_back({"LOGIT-RANK-1",
+                  "rank 8 is legal",
+                  logit(values_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 2}, {0.5, 0.25}),
+                        values_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 2}, {1, 3}), 0.1,
+                        output_tensor(F32, {1, 1, 1, 1, 1, 1, 1, 2})),
+                  0,
+                  {{"out", 0, 4}, {"out", 1, 16}}});
   // The specific value clauses, in the spec's order.
   rows.push_back({"LOGIT-EPS-NAN-1",
                   "eps NaN: every element NaN",

@@ -149,6 +149,21 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
                        output_tensor(F32, {0, 3})),
                   0,
                   {}});
+  rows.back().expected_workspace = 0;  // the clause: "workspace 0"
+  // Sub-rules the generators of the default product (A2) do not produce (docs/spec/audit.md).
+  rows.push_back({"SELU-DTYPE-1", "UINT64 is not supported", selu2(DType::kUInt64), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1", "UINT32 is not supported", selu2(DType::kUInt32), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1", "UINT16 is not supported", selu2(DType::kUInt16), 161002, {}});
+  rows.push_back({"SELU-DTYPE-1",
+                  "FLOAT16 on Atlas training is legal: dy·λ rounded once to fp16",
+                  selu2(F16, Product::kAtlasTraining),
+                  0,
+                  {{"gradInput", 0, kLambdaF16}, {"gradInput", 1, kLambdaF16}}});
+  rows.push_back({"SELU-DTYPE-1",
+                  "INT8 on Atlas inference is legal",
+                  selu2(I8, Product::kAtlasInference),
+                  0,
+                  {{"gradInput", 0, 1}, {"gradInput", 1, 1}}});
   // Values.
   rows.push_back({"SELU-VALUE-1",
                   "y > 0: dy·λ (the seed's formula omits λ; the value of record has it)",
@@ -176,6 +191,17 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
                        values_tensor(F32, {3}, {kInf, -kInf, -kInf}), output_tensor(F32, {3})),
                   0,
                   {{"gradInput", 0, kLambdaF32}, {"gradInput", 1, -kInf}, {"gradInput", 2, kInf}}});
+  // Found by exhaustive search over fp16 y: the exact value lies just off an fp16 midpoint, so
+  // rounding it to FLOAT first lands on the midpoint and then ties the other way.
+  rows.push_back(
+      {"VAL-EXACT-1",
+       "FLOAT16 rounded once, never through FLOAT: 3·(y + λα) at y = -0x1.ebcp-11 is "
+       "5.2714842 -> 5.26953125 (through FLOAT: 5.2734375); 5·(y + λα) at y = "
+       "-0x1.23p-7 is 8.7460936 -> 8.7421875 (through FLOAT: 8.75)",
+       selu(values_tensor(F16, {2}, {3, 5}), values_tensor(F16, {2}, {-0x1.ebcp-11, -0x1.23p-7}),
+            output_tensor(F16, {2})),
+       0,
+       {{"gradInput", 0, 0x1.514p+2}, {"gradInput", 1, 0x1.17cp+3}}});
   rows.push_back({"SELU-ZERO-1",
                   "y = +0 and y = -0 take the y >= 0 branch: dy·λ (not dy·λα, variant le-zero)",
                   selu(values_tensor(F16, {4}, {1, 1, 3, -3}),

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -71,6 +73,25 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
     if (a.status == 0 && b.status == 0 && !a.harness_error && !b.harness_error)
       add("VAL-DET-1", outputs_of(op, c, a) == outputs_of(op, c, b),
           "the same call twice gave different output bits");
+    // ...and across thread counts (VAL-DET-1, LN-VALUE-3, GBAG-VALUE-3): the built-in library
+    // and libraries built from it read ACLNN_CPU_NUM_THREADS per call; others ignore it.
+    if (a.status == 0 && !a.harness_error) {
+      const char *saved = std::getenv("ACLNN_CPU_NUM_THREADS");
+      const std::string restore = saved ? saved : "";
+      for (const char *threads : {"1", "3"}) {
+        setenv("ACLNN_CPU_NUM_THREADS", threads, 1);
+        const Outcome t = run_case(sut, op, c);
+        if (!t.harness_error)
+          add("VAL-DET-1", t.status == 0 && outputs_of(op, c, t) == outputs_of(op, c, a),
+              fmt::format("with ACLNN_CPU_NUM_THREADS={} the call gave status {} or other output "
+                          "bits",
+                          threads, t.status));
+      }
+      if (saved)
+        setenv("ACLNN_CPU_NUM_THREADS", restore.c_str(), 1);
+      else
+        unsetenv("ACLNN_CPU_NUM_THREADS");
+    }
     ClauseScope format_clause("ABI-FORMAT-1");
     for (aclFormat f : {ACL_FORMAT_NCHW, ACL_FORMAT_NHWC}) {
       const Outcome other = run_case(sut, op, c, RunOptions{f});
@@ -163,6 +184,65 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       }
     }
   }
+  // ABI-TWOPHASE-2, "before any op-specific check": the same NULLs on a call that also breaks
+  // an op clause (its first input made DOUBLE, which no op accepts) still give 161001.
+  {
+    Case bad = c;
+    TensorArg &first = bad.tensors.front().second;
+    if (first.present) first = TensorArg::contiguous(aclnn_ref::DType::kFloat64, first.shape);
+    bad.refresh_views();
+    if (op.check(bad, {}).status == ACLNN_ERR_PARAM_INVALID) {
+      Staged s(sut, bad);
+      if (s.ok) {
+        ClauseScope clause("ABI-TWOPHASE-2");
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        const aclnnStatus a = traced(ws_name + "(workspaceSize = NULL, a DOUBLE input)",
+                                     [&] { return op.phase_one(abi, bad, s.ptrs, nullptr, &ex); });
+        const aclnnStatus b = traced(ws_name + "(executor = NULL, a DOUBLE input)",
+                                     [&] { return op.phase_one(abi, bad, s.ptrs, &ws, nullptr); });
+        add("ABI-TWOPHASE-2", a == ACLNN_ERR_PARAM_NULLPTR && b == ACLNN_ERR_PARAM_NULLPTR,
+            fmt::format("with a DOUBLE {} as well, phase one with workspaceSize NULL gave {}, with "
+                        "executor NULL gave {} (expected 161001 both: the NULL check comes first)",
+                        bad.tensors.front().first, a, b));
+      }
+    }
+  }
+  // ABI-TWOPHASE-4, "unless aclSetAclOpExecutorRepeatable was called on it": such an executor
+  // runs again (where the library exports the call).
+  if (abi.set_repeatable) {
+    Staged s(sut, c);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    if (s.ok && traced(ws_name, [&] { return op.phase_one(abi, c, s.ptrs, &ws, &ex); }) == 0) {
+      ClauseScope clause("ABI-TWOPHASE-4");
+      const aclnnStatus rep =
+          traced("aclSetAclOpExecutorRepeatable", [&] { return abi.set_repeatable(ex); });
+      void *workspace = nullptr;
+      if (ws > 0) {
+        ClauseScope runtime("ABI-RUNTIME-1");
+        traced("aclrtMalloc(workspace)",
+               [&] { return abi.malloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST); });
+      }
+      aclnnStatus first = -1, second = -1;
+      if (rep == 0 && (ws == 0 || workspace)) {
+        first = traced(op.abi_name + "(a repeatable executor)",
+                       [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+        second = traced(op.abi_name + "(a repeatable executor, again)",
+                        [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+        if (abi.destroy_executor)
+          traced("aclDestroyAclOpExecutor", [&] { return abi.destroy_executor(ex); });
+      }
+      add("ABI-TWOPHASE-4", rep == 0 && first == 0 && second == 0,
+          fmt::format("aclSetAclOpExecutorRepeatable gave {}; the executor then ran with {} and "
+                      "again with {} (0 expected each)",
+                      rep, first, second));
+      if (workspace) {
+        ClauseScope runtime("ABI-RUNTIME-1");
+        traced("aclrtFree(workspace)", [&] { return abi.free(workspace); });
+      }
+    }
+  }
   // ABI-TENSOR-1: invalid views are refused with NULL (a negative dim, a negative stride, a
   // negative offset, a view past its storage, an element count that overflows int64).
   {
@@ -193,7 +273,12 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
         traced("aclDestroyTensor", [&] { return abi.destroy_tensor(t); });
       }
     }
-    add("ABI-TENSOR-1", refused_not.empty(), "aclCreateTensor accepted " + refused_not);
+    // "Likewise aclCreateIntArray/aclCreateBoolArray": NULL values for a non-empty array.
+    if (traced("aclCreateIntArray(NULL, 3)", [&] { return abi.create_int_array(nullptr, 3); }))
+      refused_not += std::string(refused_not.empty() ? "" : ", ") + "aclCreateIntArray(NULL, 3)";
+    if (traced("aclCreateBoolArray(NULL, 3)", [&] { return abi.create_bool_array(nullptr, 3); }))
+      refused_not += std::string(refused_not.empty() ? "" : ", ") + "aclCreateBoolArray(NULL, 3)";
+    add("ABI-TENSOR-1", refused_not.empty(), "accepted " + refused_not);
   }
   // ABI-RUNTIME-1: aligned memory, a refused over-long copy.
   {
@@ -205,12 +290,69 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
         p;
     char host[128] = {};
     const bool aligned = alloc && reinterpret_cast<uintptr_t>(p) % 32 == 0;
-    const bool refused = alloc && traced("aclrtMemcpy(count > destMax)", [&] {
-                                    return abi.memcpy(p, 96, host, 128, ACL_MEMCPY_HOST_TO_DEVICE);
-                                  }) != ACL_SUCCESS;
-    add("ABI-RUNTIME-1", alloc && aligned && refused,
+    const aclError over =
+        alloc ? traced("aclrtMemcpy(count > destMax)",
+                       [&] { return abi.memcpy(p, 96, host, 128, ACL_MEMCPY_HOST_TO_DEVICE); })
+              : ACL_SUCCESS;
+    add("ABI-RUNTIME-1", alloc && aligned && over != ACL_SUCCESS,
         "aclrtMalloc failed or was not 32-byte aligned, or aclrtMemcpy accepted count > destMax");
-    if (p) traced("aclrtFree", [&] { return abi.free(p); });
+    // ABI-STATUS-1: that failure is ACL_ERROR_INVALID_PARAM (100000).
+    if (alloc && over != ACL_SUCCESS)
+      add("ABI-STATUS-1", over == ACL_ERROR_INVALID_PARAM,
+          fmt::format("aclrtMemcpy with count > destMax gave {} (ACL_ERROR_INVALID_PARAM 100000 "
+                      "expected)",
+                      over));
+    // All four copy kinds: host -> device -> device -> host -> host gives the bytes back.
+    void *q = nullptr;
+    if (alloc &&
+        traced("aclrtMalloc", [&] { return abi.malloc(&q, 96, ACL_MEM_MALLOC_HUGE_FIRST); }) ==
+            ACL_SUCCESS &&
+        q) {
+      char src[96], mid[96] = {}, dst[96] = {};
+      for (int i = 0; i < 96; ++i) src[i] = static_cast<char>(i * 7 + 1);
+      const aclError k1 = traced("aclrtMemcpy(HOST_TO_DEVICE)", [&] {
+        return abi.memcpy(p, 96, src, 96, ACL_MEMCPY_HOST_TO_DEVICE);
+      });
+      const aclError k3 = traced("aclrtMemcpy(DEVICE_TO_DEVICE)", [&] {
+        return abi.memcpy(q, 96, p, 96, ACL_MEMCPY_DEVICE_TO_DEVICE);
+      });
+      const aclError k2 = traced("aclrtMemcpy(DEVICE_TO_HOST)", [&] {
+        return abi.memcpy(mid, 96, q, 96, ACL_MEMCPY_DEVICE_TO_HOST);
+      });
+      const aclError k0 = traced("aclrtMemcpy(HOST_TO_HOST)", [&] {
+        return abi.memcpy(dst, 96, mid, 96, ACL_MEMCPY_HOST_TO_HOST);
+      });
+      add("ABI-RUNTIME-1",
+          k0 == ACL_SUCCESS && k1 == ACL_SUCCESS && k2 == ACL_SUCCESS && k3 == ACL_SUCCESS &&
+              std::memcmp(src, dst, sizeof src) == 0,
+          fmt::format("aclrtMemcpy host->device {}, device->device {}, device->host {}, "
+                      "host->host {} (0 expected each), or the bytes did not come back",
+                      k1, k3, k2, k0));
+      traced("aclrtFree", [&] { return abi.free(q); });
+    }
+    // A stream of its own: created, synchronised and destroyed with ACL_SUCCESS.
+    aclrtStream stream = nullptr;
+    const aclError created =
+        traced("aclrtCreateStream", [&] { return abi.create_stream(&stream); });
+    const aclError synced =
+        created == ACL_SUCCESS && abi.synchronize_stream
+            ? traced("aclrtSynchronizeStream", [&] { return abi.synchronize_stream(stream); })
+            : created;
+    const aclError destroyed =
+        created == ACL_SUCCESS && abi.destroy_stream
+            ? traced("aclrtDestroyStream", [&] { return abi.destroy_stream(stream); })
+            : created;
+    add("ABI-RUNTIME-1",
+        created == ACL_SUCCESS && synced == ACL_SUCCESS && destroyed == ACL_SUCCESS &&
+            abi.synchronize_stream && abi.destroy_stream,
+        fmt::format("aclrtCreateStream gave {}, aclrtSynchronizeStream {}, aclrtDestroyStream {} "
+                    "(0 expected each; a missing entry point counts as a failure)",
+                    created, synced, destroyed));
+    if (p) {
+      const aclError freed = traced("aclrtFree", [&] { return abi.free(p); });
+      add("ABI-RUNTIME-1", freed == ACL_SUCCESS,
+          fmt::format("aclrtFree of a block from aclrtMalloc gave {}", freed));
+    }
   }
   return r;
 }

@@ -42,6 +42,8 @@ TEST_P(EdgeCaseRow, ImplementationAndOracleAgreeWithTheRow) {
   EXPECT_EQ(o.status, row.expected_status) << o.message;
   const Judgement j = judge(*op, row.call, o);
   EXPECT_TRUE(j.pass()) << row.call.describe() << "\n" << j.failures();
+  // ...and the row's literals as a campaign checks them on any SUT (the workspace size too).
+  for (const auto &literal : edge_row_literals(row, o)) EXPECT_TRUE(literal.pass) << literal.detail;
 }
 
 std::string row_name(const ::testing::TestParamInfo<EdgeCase> &info) {
