@@ -644,7 +644,8 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
         const memory var_m = eltwise_forward(p, dnnl::algorithm::eltwise_pow,
                                              reshaped(p.input(rs, dt::f32), stat), 1.f, -2.f);
         // A gradient of an absent weight is that of a weight of ones (the neutral parameter);
-        // bias takes no part in the values and is passed for its checks only.
+        // bias takes no part in the values: it is reshaped for oneDNN's element-count check and
+        // passed only where gradBias is asked for.
         std::optional<memory> scale, shift;
         if (w) {
           scale = reshaped(p.input(*w, dt::f32), chan);
@@ -663,8 +664,11 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
         auto flags = dnnl::normalization_flags::none;
         if (scale) flags |= dnnl::normalization_flags::use_scale;
         if (shift) flags |= dnnl::normalization_flags::use_shift;
+        // oneDNN 2.6 implements backward_data only without use_scale (with it: "unimplemented"),
+        // so a weight always takes prop_kind::backward, its diff_scale going to a scratch
+        // buffer when gradWeight is not asked for.
         const auto prop =
-            (mask[1] || mask[2]) ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data;
+            (scale || shift) ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data;
         const dnnl::layer_normalization_forward::primitive_desc hint(
             {dnnl::prop_kind::forward_training, xm.get_desc(), mean_m.get_desc(), 0.f, flags},
             engine());
