@@ -9,7 +9,10 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string>
 #include <vector>
 
 namespace {
@@ -69,6 +72,11 @@ TEST(OnednnUpstream, ReductionOverSubmemoryReadsRowsAtTwiceTheOffset) {
 // without avx512_fp16) and writes more than diff_src's f16 bytes: a guard after the buffer is
 // overwritten.
 TEST(OnednnUpstream, LayerNormBackwardF16DiffF32DataWritesPastDiffSrc) {
+  // Observed on a CPU without avx512_fp16; with it, oneDNN picks other f16 implementations.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const std::string cpu_flags{std::istreambuf_iterator<char>(cpuinfo), {}};
+  if (cpu_flags.find(" avx512_fp16") != std::string::npos)
+    GTEST_SKIP() << "this CPU has avx512_fp16; finding O3 was made without it";
   const memory::desc data({2, 4}, dt::f32, memory::format_tag::ab);
   const memory::desc diff({2, 4}, dt::f16, memory::format_tag::ab);
   const memory::desc stat({2}, dt::f32, memory::format_tag::a);
