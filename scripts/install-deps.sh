@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes (fuzz/, `cmake --preset fuzz`)
   python3 python3-numpy
   libssl-dev libxml2-utils python3-jsonschema
+  libdnnl-dev  # oneDNN 2.6 for the real SUT suts/onednn (~40 MB with libdnnl2)
 )
 
 missing=()
