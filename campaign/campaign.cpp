@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "campaign/product_emulation.hpp"
 #include "campaign/task.hpp"
 #include "campaign/worker.hpp"
 #include "properties/clauses.hpp"
@@ -111,17 +112,34 @@ class Campaign {
       deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(cfg_.budget_seconds));
     setup();
-    pending_ = std::move(corpus);
+    int64_t other_product = 0;  // stored cases for a product the SUT cannot be run as
+    for (auto &t : corpus) {
+      if (product_runs(*t.stored, cfg_))
+        pending_.push_back(std::move(t));
+      else
+        ++other_product;
+    }
     if (generate) {
       // Every SUT gets every edge row and the protocol probes first, whatever the budget.
       // Shards split them like the seed space, so that shards merge into the whole.
       std::vector<Task> first = edge_tasks(ops_);
       for (auto &t : fixed_probe_tasks(ops_, cfg_)) first.push_back(std::move(t));
-      for (size_t j = 0; j < first.size(); ++j)
-        if (static_cast<int>(j % static_cast<size_t>(cfg_.shard_count)) == cfg_.shard_index &&
-            !is_skipped(cfg_, first[j].property()))
+      for (size_t j = 0; j < first.size(); ++j) {
+        if (static_cast<int>(j % static_cast<size_t>(cfg_.shard_count)) != cfg_.shard_index ||
+            is_skipped(cfg_, first[j].property()))
+          continue;
+        if (product_runs(*first[j].stored, cfg_))
           pending_.push_back(std::move(first[j]));
+        else
+          ++other_product;
+      }
     }
+    if (other_product > 0)
+      result_.warnings.push_back(fmt::format(
+          "{} stored case(s) and edge row(s) for products other than {} were not run, nor "
+          "generated cases for them: the SUT does not take the product from ACLNN_CPU_SOC ({}); "
+          "--product-emulation on runs them on a SUT that does",
+          other_product, product_name(cfg_.product), emulation_evidence_));
     generate_ = generate;
     while (true) {
       if (stop_requested()) {
@@ -223,6 +241,19 @@ class Campaign {
                                                sut_->name(), op->abi_name));
     }
     ops_ = available;
+    if (cfg_.product_emulation == ProductEmulation::kAuto) {
+      const EmulationProbe p =
+          probe_product_emulation(*sut_, ops_, cfg_.product, std::min(10.0, case_timeout()));
+      cfg_.product_emulation = p.emulates ? ProductEmulation::kOn : ProductEmulation::kOff;
+      emulation_evidence_ = p.evidence;
+    } else {
+      emulation_evidence_ = cfg_.product_emulation == ProductEmulation::kOn
+                                ? "--product-emulation on"
+                                : "--product-emulation off";
+    }
+    log_ << "product emulation: "
+         << (cfg_.product_emulation == ProductEmulation::kOn ? "on" : "off") << " ("
+         << emulation_evidence_ << ")\n";
     result_.product = std::string(product_name(cfg_.product));
     result_.tier = tier_name(cfg_.tier);
     result_.policy = cfg_.accuracy == JudgePolicy::Accuracy::kAscend ? "ascend" : "ulp";
@@ -524,8 +555,7 @@ class Campaign {
     p.call = trace.in_sut ? call : "after " + call;
     // The clause: the trace's (a probe step, a staging call), else the case's own; shrinking
     // keeps it, as it keeps the first failing clause of any deviation.
-    p.clause = trace.clause[0] ? std::string(trace.clause)
-                               : case_clause(*t.op, task_case(t, cfg_.product));
+    p.clause = trace.clause[0] ? std::string(trace.clause) : case_clause(*t.op, task_case(t, cfg_));
     p.what = what;
     // Shrink it in a worker of its own, under the budget, unless enough are kept for its clause.
     const int kept =
@@ -552,7 +582,7 @@ class Campaign {
   // Records a crash or hang, with its shrunk case when the shrink reported (shrunk != nullptr).
   void record_crash(const PendingCrash &p, const nlohmann::json *shrunk) {
     ++result_.cases;
-    Case c = task_case(p.task, cfg_.product);
+    Case c = task_case(p.task, cfg_);
     int steps = 0;
     const std::string &clause = p.clause;
     if (shrunk) {
@@ -702,12 +732,13 @@ class Campaign {
     std::fflush(stderr);
   }
 
-  const CampaignConfig &cfg_;
+  CampaignConfig cfg_;  // a copy: the run resolves product_emulation
   std::ostream &log_;
   Clock::time_point start_;
   Clock::time_point deadline_ = Clock::time_point::max();
   std::unique_ptr<Sut> sut_;
   std::vector<const OpDescriptor *> ops_;
+  std::string emulation_evidence_;  // why product emulation is on or off
   std::deque<Task> pending_;
   std::deque<CrashShrink> crash_queue_;
   std::map<int64_t, PendingCrash> pending_crashes_;

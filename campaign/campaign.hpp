@@ -19,10 +19,15 @@ namespace aclnn_conform {
 enum class Tier { kSmoke, kCi, kNightly };
 std::string tier_name(Tier t);
 
+// Whether the SUT takes each call's product from ACLNN_CPU_SOC (campaign/product_emulation.hpp):
+// auto decides by a probe call; on runs every product's rows and cases; off only `product`'s.
+enum class ProductEmulation { kAuto, kOn, kOff };
+
 struct CampaignConfig {
   std::string sut = "builtin";   // "builtin" or the path of a shared library exporting the ABI
   std::vector<std::string> ops;  // empty: every op in the registry
   Product product = Product::kAtlasA2;
+  ProductEmulation product_emulation = ProductEmulation::kAuto;  // resolved to on/off by the run
   double budget_seconds = 0;  // 0: no time limit (then `cases` must be set)
   int64_t cases = 0;          // 0: no case limit (then `budget_seconds` must be set)
   uint64_t seed = 1;

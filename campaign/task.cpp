@@ -60,15 +60,24 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   return t;
 }
 
-rc::Shrinkable<Case> task_shrinkable(const Task &t, Product product) {
-  const auto gen =
-      t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(product) : t.op->gen_valid(product);
+bool product_runs(const Case &c, const CampaignConfig &cfg) {
+  return c.product == cfg.product || cfg.product_emulation == ProductEmulation::kOn;
+}
+
+rc::Shrinkable<Case> task_shrinkable(const Task &t, const CampaignConfig &cfg) {
+  auto gen = t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(cfg.product)
+                                            : t.op->gen_valid(cfg.product);
+  // Invalid generators also break product gates by switching the product: on a SUT that runs as
+  // one product those cases (and their shrinks) are filtered out.
+  if (cfg.product_emulation != ProductEmulation::kOn)
+    gen = rc::gen::suchThat(std::move(gen),
+                            [p = cfg.product](const Case &c) { return c.product == p; });
   return gen(rc::Random(t.seed), t.size);
 }
 
-Case task_case(const Task &t, Product product) {
+Case task_case(const Task &t, const CampaignConfig &cfg) {
   if (t.stored) return *t.stored;
-  return task_shrinkable(t, product).value();
+  return task_shrinkable(t, cfg).value();
 }
 
 std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops) {

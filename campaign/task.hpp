@@ -47,9 +47,13 @@ bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);
 
-// The case of a task, and (generated tasks only) its rapidcheck shrink tree.
-Case task_case(const Task &t, Product product);
-rc::Shrinkable<Case> task_shrinkable(const Task &t, Product product);
+// The case of a task, and (generated tasks only) its rapidcheck shrink tree: for cfg.product, and
+// unless the SUT emulates products (cfg.product_emulation on), never for another product.
+Case task_case(const Task &t, const CampaignConfig &cfg);
+rc::Shrinkable<Case> task_shrinkable(const Task &t, const CampaignConfig &cfg);
+// Whether a stored or generated case can run on the SUT: its product is the campaign's, or the
+// SUT emulates products.
+bool product_runs(const Case &c, const CampaignConfig &cfg);
 
 // Every edge row of the given ops as a task, in table order.
 std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops);

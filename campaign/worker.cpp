@@ -154,7 +154,7 @@ std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContex
 // the same way; stops at the attempt limit or the deadline. Returns the smallest case found.
 Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
             const WorkerContext &ctx, Clock::time_point deadline, int &steps) {
-  auto current = task_shrinkable(t, ctx.cfg->product);
+  auto current = task_shrinkable(t, *ctx.cfg);
   int attempts = 0;
   for (bool progress = true;
        progress && attempts < ctx.cfg->shrink_attempts && Clock::now() < deadline;) {
@@ -222,7 +222,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   const CampaignConfig &cfg = *ctx.cfg;
   const OpDescriptor &op = *t.op;
   nlohmann::json r{{"results", nlohmann::json::array()}, {"comparisons", nlohmann::json::array()}};
-  Case c = task_case(t, cfg.product);
+  Case c = task_case(t, cfg);
   const auto seconds = [&] {
     return std::chrono::duration<double>(Clock::now() - started).count();
   };
@@ -382,7 +382,7 @@ nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
   // A hang is re-tried with a shorter limit: a candidate that takes this long hangs too.
   const double limit =
       s.kind == "timeout" ? std::min(cfg.case_timeout_seconds, 2.0) : cfg.case_timeout_seconds;
-  Case c = task_case(s.task, cfg.product);
+  Case c = task_case(s.task, cfg);
   int steps = 0;
   if (s.task.generated())
     c = shrink(

@@ -359,6 +359,7 @@ int run_cli(int argc, char **argv) {
 
   CampaignConfig cfg;
   cfg.jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string emulation = "auto";
   std::string budget, soc = "ascend910b", tier = "ci", policy = "ulp", shard, seed = "1",
                       skips_file, xfails_file, replay_case;
   int64_t cases = 0;
@@ -368,6 +369,11 @@ int run_cli(int argc, char **argv) {
     c->add_option("--sut", cfg.sut, "builtin, or the path of a shared library exporting the ABI");
     c->add_option("--soc", soc,
                   "product whose gates apply: ascend910b, ascend910_93, ascend910, ascend310p");
+    c->add_option("--product-emulation", emulation,
+                  "whether the SUT takes each call's product from ACLNN_CPU_SOC (as the built-in "
+                  "library does): auto probes it; off runs only --soc's rows and cases")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str();
     c->add_option("--out", cfg.out_dir, "output directory (reports, corpus, repros)");
     c->add_option("--policy", policy,
                   "accuracy verdict: ulp (VAL-TOL-1 part 2) or ascend (MERE/MARE)")
@@ -545,6 +551,9 @@ int run_cli(int argc, char **argv) {
   const auto product = product_from_name(soc);
   if (!product) throw UsageError("--soc: unknown product '" + soc + "'");
   cfg.product = *product;
+  cfg.product_emulation = emulation == "on"    ? ProductEmulation::kOn
+                          : emulation == "off" ? ProductEmulation::kOff
+                                               : ProductEmulation::kAuto;
   cfg.accuracy = policy == "ascend" ? JudgePolicy::Accuracy::kAscend : JudgePolicy::Accuracy::kUlp;
   cfg.skips = read_list("--skips", skips_file);
   cfg.xfails = read_list("--xfails", xfails_file);

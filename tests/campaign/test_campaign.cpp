@@ -47,6 +47,46 @@ TEST(Campaign, BuiltinLibraryConformsOnEveryClauseItReaches) {
     if (c.reached > 0) EXPECT_EQ(c.status, ClauseStatus::kConforms) << c.id;
 }
 
+// A library bound to one device (Atlas A2) ignores ACLNN_CPU_SOC: the campaign finds that out by
+// a probe call and runs only A2's edge rows and cases on it, with a warning saying what it left
+// out. Judged by the other products' gates (forced on) the same conformant library "deviates":
+// the false deviations the probe prevents.
+TEST(Campaign, ADeviceBoundLibraryIsJudgedByItsOwnProduct) {
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("a2-device"));
+  cfg.sut = ACLNN_TEST_A2_DEVICE_LIBRARY;
+  cfg.use_corpus = false;
+  const CampaignResult r = run_campaign(cfg, log);
+  EXPECT_NE(log.str().find("product emulation: off"), std::string::npos) << log.str();
+  EXPECT_TRUE(r.deviations.empty())
+      << r.deviations.front().clause << ": " << r.deviations.front().all_failures;
+  int64_t other_rows = 0;
+  for (const auto &row : all_edge_cases()) other_rows += row.call.product != Product::kAtlasA2;
+  ASSERT_GT(other_rows, 0);
+  const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string &w) {
+    return w.find("not run") != std::string::npos && w.find("ACLNN_CPU_SOC") != std::string::npos;
+  });
+  EXPECT_TRUE(warned);
+  EXPECT_LE(r.cases, 60 + static_cast<int64_t>(all_edge_cases().size()) - other_rows +
+                         2 * static_cast<int64_t>(registry().size()));
+
+  std::ostringstream forced_log;
+  CampaignConfig forced = small_config(fresh_dir("a2-device-forced"));
+  forced.sut = ACLNN_TEST_A2_DEVICE_LIBRARY;
+  forced.use_corpus = false;
+  forced.product_emulation = ProductEmulation::kOn;
+  const CampaignResult f = run_campaign(forced, forced_log);
+  EXPECT_FALSE(f.deviations.empty());
+
+  // The built-in library follows ACLNN_CPU_SOC: the probe turns emulation on.
+  std::ostringstream builtin_log;
+  CampaignConfig builtin = small_config(fresh_dir("builtin-emulation"));
+  builtin.cases = 5;
+  run_campaign(builtin, builtin_log);
+  EXPECT_NE(builtin_log.str().find("product emulation: on"), std::string::npos)
+      << builtin_log.str();
+}
+
 // Two shards of the seed space merge into the same counts as one run of both.
 TEST(Campaign, ShardsMergeIntoTheWholeCampaign) {
   std::ostringstream log;
