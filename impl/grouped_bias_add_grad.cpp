@@ -28,7 +28,9 @@ namespace {
 constexpr const char *kOpV1 = "aclnnGroupedBiasAddGrad";
 constexpr const char *kOpV2 = "aclnnGroupedBiasAddGradV2";
 constexpr int64_t kMaxGroups = 2048;                  // GBAG-GMAX-1
-constexpr int64_t kChunkH = 512;                      // columns per work item
+// Columns per work item: 2048 (16 KB of double sums, in L1) covers whole rows of most shapes, so
+// rows stream in order; narrower chunks read 2 KB per 4 KB-page row, defeating the prefetchers.
+constexpr int64_t kChunkH = 2048;
 constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
 constexpr int64_t kParallelElements = 65536;          // no thread start-up below this
 
