@@ -34,29 +34,29 @@ namespace aclnn_cpu::gelu {
 // Printed by benchmarks/gelu_fit.py (mpmath, Chebyshev interpolation, monomial in s), which also
 // measures the errors quoted.
 // Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 13; relative error 1.9e-9 (double Horner).
-constexpr double kQ64[14] = {
-    -0x1.02544518397c8p-1, 0x1.1958d607a8076p-4,  -0x1.561990de8d80fp-5,  0x1.8849f86e90f58p-6,
-    -0x1.ab2ae18ff721ap-7, 0x1.bbfd02171e778p-8,  -0x1.b977f8e91021fp-9,  0x1.a791e3b599209p-10,
-    -0x1.9399c6e3d1b3ep-11, 0x1.67ec3b40564b3p-12, -0x1.e96e3259c5824p-14, 0x1.a88b0603a7db0p-15,
-    -0x1.74dfb27e9aff2p-15, 0x1.230e34072dff0p-16};
+constexpr double kQ64[14] = {-0x1.02544518397c8p-1,  0x1.1958d607a8076p-4,   -0x1.561990de8d80fp-5,
+                             0x1.8849f86e90f58p-6,   -0x1.ab2ae18ff721ap-7,  0x1.bbfd02171e778p-8,
+                             -0x1.b977f8e91021fp-9,  0x1.a791e3b599209p-10,  -0x1.9399c6e3d1b3ep-11,
+                             0x1.67ec3b40564b3p-12,  -0x1.e96e3259c5824p-14, 0x1.a88b0603a7db0p-15,
+                             -0x1.74dfb27e9aff2p-15, 0x1.230e34072dff0p-16};
 // The same in float, degree 9; relative error 1.2e-6 (float Horner).
-constexpr float kQ32[10] = {-0x1.025454p-1f,  0x1.195908p-4f,  -0x1.55eb1p-5f,  0x1.882398p-6f,
-                            -0x1.b0dbc8p-7f,  0x1.c0b0a2p-8f,  -0x1.7cb2e4p-9f, 0x1.753a98p-10f,
+constexpr float kQ32[10] = {-0x1.025454p-1f,  0x1.195908p-4f, -0x1.55eb1p-5f,  0x1.882398p-6f,
+                            -0x1.b0dbc8p-7f,  0x1.c0b0a2p-8f, -0x1.7cb2e4p-9f, 0x1.753a98p-10f,
                             -0x1.459c3cp-10f, 0x1.1b3ef2p-11f};
 // t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
 // s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
-constexpr double kTail[11] = {
-    0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,  0x1.2057a4cfeb838p-10,
-    0x1.823996cf92da6p-16, -0x1.345c1e7696d24p-15, 0x1.7e29050a6398ep-18,  0x1.b83a25bd0528ap-22,
-    -0x1.80767ee4217f8p-22, 0x1.badcc3b693079p-25, 0x1.a94ae06f18be8p-28};
+constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
+                              0x1.2057a4cfeb838p-10, 0x1.823996cf92da6p-16, -0x1.345c1e7696d24p-15,
+                              0x1.7e29050a6398ep-18, 0x1.b83a25bd0528ap-22, -0x1.80767ee4217f8p-22,
+                              0x1.badcc3b693079p-25, 0x1.a94ae06f18be8p-28};
 // The root t0 = 0.75179152469356445745... of G as double-double and float-float.
 constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
 constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
 // exp(-r) for |r| <= ln2/2: Taylor, degree 8 (error 2e-10) in double, 7 (5e-9) in float.
-constexpr double kExp64[9] = {1.0,       -1.0,       1.0 / 2,    -1.0 / 6,   1.0 / 24,
+constexpr double kExp64[9] = {1.0,        -1.0,      1.0 / 2,     -1.0 / 6,   1.0 / 24,
                               -1.0 / 120, 1.0 / 720, -1.0 / 5040, 1.0 / 40320};
-constexpr float kExp32[8] = {1.0f,        -1.0f,        1.0f / 2,   -1.0f / 6,
-                             1.0f / 24,   -1.0f / 120,  1.0f / 720, -1.0f / 5040};
+constexpr float kExp32[8] = {1.0f,      -1.0f,       1.0f / 2,   -1.0f / 6,
+                             1.0f / 24, -1.0f / 120, 1.0f / 720, -1.0f / 5040};
 constexpr double kFast = 4.0;  // end of the Q fit
 constexpr double kClamp = 20.0;
 }  // namespace aclnn_cpu::gelu
@@ -170,9 +170,8 @@ void GeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const 
                    size_t n) {
   if (narrow)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n,
-                                     [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
-                                       return GeluGradF32(df, vdy, vx);
-                                     });
+                                     [](auto df, auto vdy, auto vx)
+                                         ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
   else
     simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
                                   [](auto dd, auto vdy, auto vx)
@@ -221,8 +220,8 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
-    HWY_DYNAMIC_DISPATCH(GeluGradFloat)(in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst,
-                                        static_cast<size_t>(m));
+    HWY_DYNAMIC_DISPATCH(GeluGradFloat)
+    (in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m));
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }

@@ -27,10 +27,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
 // LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1): x in [lo, hi] gives dy / (x (1 - x)), outside
 // NaN if eps < 0 or x or dy is not finite, else 0. `narrow` (FLOAT16/BFLOAT16 computation): in
-// float vectors, twice the lanes; x (1 - x) and the quotient are within 3 * 2^-24 relative (1 - x is
-// exact for x >= 1/2, and x (1 - x) rounds to x exactly where 1 - x rounds to 1 in float), so the
-// one rounding to 16 bits stays within 0.51 ulp; [lo, hi] becomes the float range holding the same
-// floats (rounded inwards), so the comparison stays exact.
+// float vectors, twice the lanes; x (1 - x) and the quotient are within 3 * 2^-24 relative (1 - x
+// is exact for x >= 1/2, and x (1 - x) rounds to x exactly where 1 - x rounds to 1 in float), so
+// the one rounding to 16 bits stays within 0.51 ulp; [lo, hi] becomes the float range holding the
+// same floats (rounded inwards), so the comparison stays exact.
 void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, const void *dy,
                       void *out, size_t n, double lo, double hi, bool neg_eps) {
   float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
@@ -135,8 +135,7 @@ void run_general(const Params &p, aclDataType t, const char *x, const char *dy, 
         ew::load_pair(x + done * sx, sx, t, dy + done * sdy, sdy, t, t, m, bx, bdy);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(LogitGradGeneral)
-    (in.kind, kind, t != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi,
-     p.neg_eps);
+    (in.kind, kind, t != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps);
     if (!direct) ew::store_strided(out + done * so, so, t, m, res);
   }
 }

@@ -110,8 +110,8 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
   const auto canonical =
       hn::Or(hn::ShiftRight<16>(hn::And(hn::BitCast(du, v), hn::Set(du, 0x80000000u))),
              hn::Set(du, 0x7e00u));
-  return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, nan), canonical,
-                                            hn::PromoteTo(du, r)));
+  return hn::TruncateTo(d16,
+                        hn::IfThenElse(hn::RebindMask(du, nan), canonical, hn::PromoteTo(du, r)));
 #else
   return F16FromF32Int(df, v);
 #endif
