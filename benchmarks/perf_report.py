@@ -37,8 +37,15 @@ def run_library(build):
             if b.get("aggregate_name") != "median":
                 continue
         unit = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9}[b["time_unit"]]
-        med[name.split("/iterations")[0].split("/min_time")[0]] = b["real_time"] * unit
+        key = name.split("/iterations")[0].split("/min_time")[0]
+        med[key] = b["real_time"] * unit
+        MED_CPU[key] = b["cpu_time"] * unit
     return med, data.get("context", {})
+
+
+# Median CPU time (of the calling process) per case, next to the wall-clock medians: on a shared,
+# loaded machine the wall clock mostly measures the other jobs, the CPU time much less so.
+MED_CPU = {}
 
 
 def torch_medians(threads):
@@ -53,12 +60,14 @@ def torch_medians(threads):
     def timed(key, f):
         try:
             f()
-            ts = []
+            ts, cs = [], []
             for _ in range(7):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 f()
                 ts.append(time.perf_counter() - t)
+                cs.append(time.process_time() - c)
             res[key] = statistics.median(ts)
+            res[key + ":cpu"] = statistics.median(cs)
         except Exception as e:  # no kernel for the dtype
             res[key] = None
             res[key + ":error"] = str(e).split("\n")[0][:80]
@@ -137,20 +146,30 @@ def render(med, ctx, torch1, torch2):
         f"({'python3-torch ' + TORCH_VERSION if torch1 is not None else 'not installed: skipped'}) "
         "and the memory floor (triad: two reads and a write of the op's bytes; read: one read, for "
         "GroupedBiasAddGrad) are measured in this one run. On a loaded machine every figure is "
-        "inflated; compare ratios, not milliseconds.")
+        "inflated; compare ratios, not milliseconds. The last two columns of the 1-thread table are "
+        "the same ratios on process CPU time (library and PyTorch: the whole call; floor: the "
+        "loop), which time-sharing with other jobs disturbs much less than the wall clock.")
     lines.append("")
     for threads, peer in ((1, torch1), (2, torch2)):
         lines.append(f"### {threads} thread{'s' if threads > 1 else ''}, 16 M elements")
         lines.append("")
-        lines.append("| op | dtype | library ms | PyTorch ms | library / PyTorch | floor ms | library / floor |")
-        lines.append("|---|---|---|---|---|---|---|")
+        cpu_cols = threads == 1
+        lines.append("| op | dtype | library ms | PyTorch ms | library / PyTorch | floor ms | library / floor |"
+                     + (" CPU: library / PyTorch | CPU: library / floor |" if cpu_cols else ""))
+        lines.append("|---|---|---|---|---|---|---|" + ("---|---|" if cpu_cols else ""))
         for op, shape in CASES:
             for dname in ("fp32", "bf16", "fp16"):
-                lib = med.get(f"Case/{op}/{dname}/{shape}/t{threads}")
+                key = f"Case/{op}/{dname}/{shape}/t{threads}"
+                lib = med.get(key)
                 pt = peer.get(f"{op}/{dname}/{shape}") if peer is not None else None
                 fl = floor_for(med, op, dname, threads)
-                lines.append(f"| {op} | {dname} | {fmt_ms(lib)} | {fmt_ms(pt)} | {ratio(lib, pt)} | "
-                             f"{fmt_ms(fl)} | {ratio(lib, fl)} |")
+                row = (f"| {op} | {dname} | {fmt_ms(lib)} | {fmt_ms(pt)} | {ratio(lib, pt)} | "
+                       f"{fmt_ms(fl)} | {ratio(lib, fl)} |")
+                if cpu_cols:
+                    pt_cpu = peer.get(f"{op}/{dname}/{shape}:cpu") if peer is not None else None
+                    fl_cpu = floor_for(MED_CPU, op, dname, threads)
+                    row += f" {ratio(MED_CPU.get(key), pt_cpu)} | {ratio(MED_CPU.get(key), fl_cpu)} |"
+                lines.append(row)
         lines.append("")
     lines.append("### Scaling, smaller and other layouts (fp32)")
     lines.append("")
@@ -205,7 +224,8 @@ def main():
     text = render(med, ctx, torch1, torch2)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"library": med, "torch1": torch1, "torch2": torch2}, f, indent=1)
+            json.dump({"library": med, "library_cpu": MED_CPU, "torch1": torch1, "torch2": torch2},
+                      f, indent=1)
     doc = open(a.doc).read() if os.path.exists(a.doc) else ""
     if BEGIN in doc and END in doc:
         doc = doc[:doc.index(BEGIN)] + text + doc[doc.index(END) + len(END):]

@@ -1,19 +1,26 @@
 // aclnnGeluBackward (spec gelu_backward.md): gradInput = gradOutput * g(self),
 // g(x) = 1/2 + 1/2 erf(x/sqrt2) + x/sqrt(2pi) exp(-x^2/2), exact erf form (no tanh approximation).
 //
-// Plan: both inputs are converted to the promoted dtype's values (exact floats) block by block, g
-// is computed in double Highway vectors (erfc and exp from SLEEF's AVX-512 or AVX2 entry points on
-// those targets, libm on the portable one), lanes near the root of g or at +/-inf are fixed up
-// (the same rules as ew::gelu_g_fixup), and dy*g is rounded once from double to the output dtype.
-// SLEEF and libm differ in the last bits of erfc/exp, so results may differ by an ulp between the
-// portable target and the x86 ones (docs/performance.md); all stay within the accuracy bound.
+// Plan: g is written through G(t) = g(-t), t = |x|: g(x) = G(t) for x <= 0 and 1 - G(t) for x > 0
+// (g(x) + g(-x) = 1), and G(t) = exp(-t^2/2) (t - t0) Q(t), t0 the root of G, Q smooth (an entire
+// function): one Chebyshev fit of Q on [0, 4] (benchmarks/gelu_fit.py), an exp by range reduction
+// and a Taylor polynomial, and the factor t - t0 exact near the root, so no cancellation anywhere.
+// Lanes with t > 4 take a tail fit of the Mills ratio (one division), computed only for vectors
+// that hold such a lane; t is clamped at 20, where g(-20) * dy rounds to -0 (or -inf) for every
+// finite (infinite) float dy, as the exact value does.
+// - FLOAT: evaluated in double with relative error below 2.2e-9 (fits) + 1e-14 (rounding), so
+//   dy * g rounded once to float is within 0.54 ulp.
+// - FLOAT16 / BFLOAT16: evaluated in float vectors (twice the lanes), relative error below 2e-6,
+//   dy * g rounded in float then once more to 16 bits: within 0.51 ulp of the 16-bit result.
+//   Lanes with |x| > 4 (and NaN) are computed by the double path.
+// Every polynomial step is one fused multiply-add on every target (simd::Fma) and the library is
+// compiled with -ffp-contract=off, so every Highway target gives the same bits.
 #include "impl/simd_targets.hpp"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/gelu_backward.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
-#include <immintrin.h>
 
 #include <cmath>
 #include <limits>
@@ -21,74 +28,154 @@
 #include "impl/elementwise_math.hpp"
 #include "impl/simd-inl.hpp"
 
-#ifndef ACLNN_GELU_SLEEF_DECLARED
-#define ACLNN_GELU_SLEEF_DECLARED
-// SLEEF's ISA-specific entry points (libsleef 3.5, sleef.h). sleef.h declares them only when the
-// translation unit itself is compiled for AVX, which this portable library is not; they are called
-// only from the Highway target compiled for (and only run on) CPUs with that ISA.
-extern "C" {
-__m256d Sleef_erfcd4_u15avx2(__m256d);
-__m256d Sleef_expd4_u10avx2(__m256d);
-__m512d Sleef_erfcd8_u15avx512f(__m512d);
-__m512d Sleef_expd8_u10avx512f(__m512d);
-}
+#ifndef ACLNN_GELU_COEFFS_DEFINED
+#define ACLNN_GELU_COEFFS_DEFINED
+namespace aclnn_cpu::gelu {
+// Printed by benchmarks/gelu_fit.py (mpmath, Chebyshev interpolation, monomial in s), which also
+// measures the errors quoted.
+// Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 13; relative error 1.9e-9 (double Horner).
+constexpr double kQ64[14] = {-0x1.02544518397c8p-1,  0x1.1958d607a8076p-4,   -0x1.561990de8d80fp-5,
+                             0x1.8849f86e90f58p-6,   -0x1.ab2ae18ff721ap-7,  0x1.bbfd02171e778p-8,
+                             -0x1.b977f8e91021fp-9,  0x1.a791e3b599209p-10,  -0x1.9399c6e3d1b3ep-11,
+                             0x1.67ec3b40564b3p-12,  -0x1.e96e3259c5824p-14, 0x1.a88b0603a7db0p-15,
+                             -0x1.74dfb27e9aff2p-15, 0x1.230e34072dff0p-16};
+// The same in float, degree 9; relative error 1.2e-6 (float Horner).
+constexpr float kQ32[10] = {-0x1.025454p-1f,  0x1.195908p-4f, -0x1.55eb1p-5f,  0x1.882398p-6f,
+                            -0x1.b0dbc8p-7f,  0x1.c0b0a2p-8f, -0x1.7cb2e4p-9f, 0x1.753a98p-10f,
+                            -0x1.459c3cp-10f, 0x1.1b3ef2p-11f};
+// t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
+// s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
+constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
+                              0x1.2057a4cfeb838p-10, 0x1.823996cf92da6p-16, -0x1.345c1e7696d24p-15,
+                              0x1.7e29050a6398ep-18, 0x1.b83a25bd0528ap-22, -0x1.80767ee4217f8p-22,
+                              0x1.badcc3b693079p-25, 0x1.a94ae06f18be8p-28};
+// The root t0 = 0.75179152469356445745... of G as double-double and float-float.
+constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
+constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
+// exp(-r) for |r| <= ln2/2: Taylor, degree 8 (error 2e-10) in double, 7 (5e-9) in float.
+constexpr double kExp64[9] = {1.0,        -1.0,      1.0 / 2,     -1.0 / 6,   1.0 / 24,
+                              -1.0 / 120, 1.0 / 720, -1.0 / 5040, 1.0 / 40320};
+constexpr float kExp32[8] = {1.0f,      -1.0f,       1.0f / 2,   -1.0f / 6,
+                             1.0f / 24, -1.0f / 120, 1.0f / 720, -1.0f / 5040};
+constexpr double kFast = 4.0;  // end of the Q fit
+constexpr double kClamp = 20.0;
+}  // namespace aclnn_cpu::gelu
 #endif
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using simd::HWY_NAMESPACE::Fma;
+using simd::HWY_NAMESPACE::Horner;
 
-// 0.5 * erfc(-x/sqrt2) + (x/sqrt(2pi)) * exp(-x^2/2), each operation rounded as in ew::gelu_g.
-template <class DD, class V>
-HWY_INLINE V GeluBulk(DD dd, V x) {
-  const V z = hn::Mul(x, hn::Set(dd, -ew::kInvSqrt2));
-  const V w = hn::Mul(hn::Mul(x, x), hn::Set(dd, -0.5));
-#if HWY_TARGET == HWY_AVX3
-  const V e{Sleef_erfcd8_u15avx512f(z.raw)};
-  const V p{Sleef_expd8_u10avx512f(w.raw)};
-#elif HWY_TARGET == HWY_AVX2
-  const V e{Sleef_erfcd4_u15avx2(z.raw)};
-  const V p{Sleef_expd4_u10avx2(w.raw)};
-#else
-  HWY_ALIGN double ze[16], we[16];  // at most 16 lanes on the portable targets
-  hn::Store(z, dd, ze);
-  hn::Store(w, dd, we);
-  for (size_t i = 0; i < hn::Lanes(dd); ++i) {
-    ze[i] = std::erfc(ze[i]);
-    we[i] = std::exp(we[i]);
-  }
-  const V e = hn::Load(dd, ze);
-  const V p = hn::Load(dd, we);
-#endif
-  return hn::Add(hn::Mul(hn::Set(dd, 0.5), e),
-                 hn::Mul(hn::Mul(x, hn::Set(dd, ew::kInvSqrt2Pi)), p));
+// exp(-a) for 0 <= a <= 200: a = n ln2 + r, |r| <= ln2/2, exp(-a) = 2^-n exp(-r). The rounding to
+// n happens in the magic-number addition, whose low mantissa bits then hold n.
+template <class DD>
+HWY_INLINE hn::Vec<DD> ExpNeg(DD dd, hn::Vec<DD> a) {
+  const hn::RebindToUnsigned<DD> du;
+  const auto magic = hn::Set(dd, 0x1.8p52);
+  const auto kd = Fma(dd, a, hn::Set(dd, 0x1.71547652b82fep0), magic);
+  const auto n = hn::Sub(kd, magic);
+  auto r = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.62e42fefa39efp-1), a);
+  r = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.abc9e3b39803fp-56), r);
+  const auto scale = hn::BitCast(
+      dd, hn::Sub(hn::Set(du, 0x3ff0000000000000ull), hn::ShiftLeft<52>(hn::BitCast(du, kd))));
+  return hn::Mul(Horner(dd, r, gelu::kExp64), scale);
+}
+// The same in float for 0 <= a <= 8 (n <= 12).
+template <class DF>
+HWY_INLINE hn::Vec<DF> ExpNegF(DF df, hn::Vec<DF> a) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto magic = hn::Set(df, 0x1.8p23f);
+  const auto kd = Fma(df, a, hn::Set(df, 0x1.715476p0f), magic);
+  const auto n = hn::Sub(kd, magic);
+  auto r = Fma(df, hn::Neg(n), hn::Set(df, 0x1.62e43p-1f), a);
+  r = Fma(df, hn::Neg(n), hn::Set(df, -0x1.05c61p-29f), r);
+  const auto scale =
+      hn::BitCast(df, hn::Sub(hn::Set(du, 0x3f800000u), hn::ShiftLeft<23>(hn::BitCast(du, kd))));
+  return hn::Mul(Horner(df, r, gelu::kExp32), scale);
 }
 
-// g(x) with the fixups of ew::gelu_g_fixup: the Taylor form near the root, the limits at +/-inf,
-// and the sign of a g that underflowed.
-template <class DD, class V>
-HWY_INLINE V GeluG(DD dd, V x) {
-  V g = GeluBulk(dd, x);
-  const auto underflow = hn::AndNot(hn::IsNaN(x), hn::Eq(g, hn::Zero(dd)));
-  g = hn::IfThenElse(underflow, hn::Set(dd, -std::numeric_limits<double>::denorm_min()), g);
-  const V at_inf = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Set(dd, 1.0), hn::Set(dd, -0.0));
-  g = hn::IfThenElse(hn::IsInf(x), at_inf, g);
-  const auto near =
-      hn::Lt(hn::Abs(hn::Sub(x, hn::Set(dd, ew::kGeluRootHi))), hn::Set(dd, ew::kGeluRootRadius));
-  if (!hn::AllFalse(dd, near)) {
-    const V d = hn::Sub(hn::Sub(x, hn::Set(dd, ew::kGeluRootHi)), hn::Set(dd, ew::kGeluRootLo));
-    V p = hn::Set(dd, ew::kGeluTaylor[11]);
-    for (int k = 10; k >= 0; --k) p = hn::Add(hn::Mul(p, d), hn::Set(dd, ew::kGeluTaylor[k]));
-    g = hn::IfThenElse(near, hn::Mul(p, d), g);
-  }
+// g(x) for the lanes the fit on [0, 4] does not cover (|x| > 4, inf, NaN): the tail fit with t
+// clamped at 20; g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1), NaN stays NaN.
+template <class DD>
+HWY_NOINLINE hn::Vec<DD> GeluGWide(DD dd, hn::Vec<DD> x) {
+  using V = hn::Vec<DD>;
+  const V t = hn::Min(hn::Abs(x), hn::Set(dd, gelu::kClamp));
+  const V e = ExpNeg(dd, hn::Mul(hn::Mul(t, t), hn::Set(dd, 0.5)));
+  // G = phi(t) (R(t) - t), R(t) = w/4 * (t R(t)), w = 4/t.
+  const V w = hn::Div(hn::Set(dd, gelu::kFast), t);
+  const V tr = Horner(dd, Fma(dd, w, hn::Set(dd, 2.5), hn::Set(dd, -1.5)), gelu::kTail);
+  const V h = hn::Sub(hn::Mul(tr, hn::Mul(w, hn::Set(dd, 0.25))), t);
+  const V big_g = hn::Mul(hn::Mul(e, h), hn::Set(dd, ew::kInvSqrt2Pi));
+  const auto pos = hn::Gt(x, hn::Zero(dd));
+  V g = hn::IfThenElse(pos, hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
+  g = hn::IfThenElse(hn::IsInf(x), hn::IfThenElse(pos, hn::Set(dd, 1.0), hn::Set(dd, -0.0)), g);
+  return hn::IfThenElse(hn::IsNaN(x), x, g);
+}
+
+// g(x) in double, relative error below 2.2e-9 (fits) plus a few double roundings.
+template <class DD>
+HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
+  using V = hn::Vec<DD>;
+  const V t = hn::Abs(x);
+  const V e = ExpNeg(dd, hn::Mul(hn::Mul(t, t), hn::Set(dd, 0.5)));
+  // t - t0hi is exact near the root (Sterbenz), so d carries t - t0 to about 2^-106.
+  const V d = hn::Sub(hn::Sub(t, hn::Set(dd, gelu::kT0Hi)), hn::Set(dd, gelu::kT0Lo));
+  const V q = Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -1.0)), gelu::kQ64);
+  const V big_g = hn::Mul(hn::Mul(e, d), q);
+  V g = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
+  // Only vectors holding such a lane pay for the tail (same per-lane result either way).
+  const auto wide = hn::Not(hn::Le(t, hn::Set(dd, gelu::kFast)));
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, wide))) g = hn::IfThenElse(wide, GeluGWide(dd, x), g);
   return g;
 }
 
-// out = dy * g(x), rounded once to the output kind.
-void GeluGradFloat(int in_kind, int out_kind, const void *dy, const void *x, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
-                                [](auto dd, auto vdy, auto vx)
-                                    ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
+// dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
+// lanes (|x| > 4, inf, NaN) from the double path rounded to float.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  using V = hn::Vec<DF>;
+  const V t = hn::Abs(x);
+  const V e = ExpNegF(df, hn::Mul(hn::Mul(t, t), hn::Set(df, 0.5f)));
+  const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
+  const V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
+  const V big_g = hn::Mul(hn::Mul(e, d), q);
+  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+  V res = hn::Mul(dy, g);
+  const auto wide = hn::Not(hn::Le(t, hn::Set(df, static_cast<float>(gelu::kFast))));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, wide))) {
+#if HWY_TARGET == HWY_SCALAR
+    const hn::Rebind<double, DF> dd;
+    const V both = simd::HWY_NAMESPACE::F32FromF64(
+        dd, hn::Mul(hn::PromoteTo(dd, dy), GeluG(dd, hn::PromoteTo(dd, x))));
+#else
+    const hn::Repartition<double, DF> dd;
+    const hn::Half<DF> dh;
+    const auto lo = hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, dy)),
+                            GeluG(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x))));
+    const auto hi = hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, dy)),
+                            GeluG(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x))));
+    const V both = hn::Combine(df, simd::HWY_NAMESPACE::F32FromF64(dd, hi),
+                               simd::HWY_NAMESPACE::F32FromF64(dd, lo));
+#endif
+    res = hn::IfThenElse(wide, both, res);
+  }
+  return res;
+}
+
+// out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the computation
+// dtype is 16-bit, evaluate in float.
+void GeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *x, void *out,
+                   size_t n) {
+  if (narrow)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n,
+                                     [](auto df, auto vdy, auto vx)
+                                         ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
+  else
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
+                                  [](auto dd, auto vdy, auto vx)
+                                      ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -133,7 +220,8 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
-    HWY_DYNAMIC_DISPATCH(GeluGradFloat)(in.kind, kind, in.a, in.b, dst, static_cast<size_t>(m));
+    HWY_DYNAMIC_DISPATCH(GeluGradFloat)
+    (in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m));
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }

@@ -27,8 +27,10 @@ namespace {
 
 constexpr const char *kOpV1 = "aclnnGroupedBiasAddGrad";
 constexpr const char *kOpV2 = "aclnnGroupedBiasAddGradV2";
-constexpr int64_t kMaxGroups = 2048;                  // GBAG-GMAX-1
-constexpr int64_t kChunkH = 512;                      // columns per work item
+constexpr int64_t kMaxGroups = 2048;  // GBAG-GMAX-1
+// Columns per work item: 2048 (16 KB of double sums, in L1) covers whole rows of most shapes, so
+// rows stream in order; narrower chunks read 2 KB per 4 KB-page row, defeating the prefetchers.
+constexpr int64_t kChunkH = 2048;
 constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
 constexpr int64_t kParallelElements = 65536;          // no thread start-up below this
 
@@ -68,7 +70,7 @@ template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
   for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;  // -0 + x == x for every x, signed zeros kept
-  if (u.row_begin == u.row_end) return;  // empty group: gradY may be empty, with NULL data
+  if (u.row_begin == u.row_end) return;           // empty group: gradY may be empty, with NULL data
   const char *base = p.gy + u.g * p.group_stride;
   if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
     constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;

@@ -2,8 +2,9 @@
 // gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
-// Float dtypes: the factor and the product in double (relative error below 2^-51), rounded once to
-// the output dtype, in Highway vectors (the same IEEE operations on every target, so every target
+// Float dtypes: the factor and the product in double (relative error below 2^-51; FLOAT16 and
+// BFLOAT16 in float, below 2^-22, which is plenty for their 11/8 bits), rounded once to the
+// output dtype, in Highway vectors (the same IEEE operations on every target, so every target
 // gives the same bits). The inputs are exact in float; a block is staged through L1 only where it
 // is not already a contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the
 // exact value is needed to round to nearest even, so the factor is a double-double (lambda and
@@ -24,15 +25,25 @@ namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
-void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(
-      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-        const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
-        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-        const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
-                                 hn::Set(dd, ew::kSeluLambdaAlphaLo));
-        return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(dd)), lambda, neg));
-      });
+// `narrow` (FLOAT16/BFLOAT16 computation): the same in float vectors, twice the lanes: the factor
+// is within 2^-23 relative (y + la_hi is exact where it cancels, Sterbenz), the product within
+// 2^-22, so the one rounding to 16 bits stays within 0.51 ulp.
+void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
+                   size_t n) {
+  const auto f = [](auto d, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+    using T = hn::TFromD<decltype(d)>;
+    const auto lambda = hn::Set(d, static_cast<T>(ew::kSeluLambdaHi));
+    const T la_hi = static_cast<T>(ew::kSeluLambdaAlphaHi);
+    const T la_lo = static_cast<T>((ew::kSeluLambdaAlphaHi - static_cast<double>(la_hi)) +
+                                   ew::kSeluLambdaAlphaLo);
+    // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+    const auto neg = hn::Add(hn::Add(vy, hn::Set(d, la_hi)), hn::Set(d, la_lo));
+    return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(d)), lambda, neg));
+  };
+  if (narrow)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n, f);
+  else
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, f);
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -105,6 +116,7 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
   const auto es = static_cast<int64_t>(dtype_size(t));
   const bool direct = so == es;
   const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
+  const int narrow = t != ACL_FLOAT;
   alignas(64) float bdy[ew::kBlock], by[ew::kBlock];
   alignas(64) double res[ew::kBlock];
   for (int64_t done = 0; done < n; done += ew::kBlock) {
@@ -113,9 +125,10 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
+      (in.kind, kind, narrow, in.a, in.b, out + done * so, static_cast<size_t>(m));
     } else {
-      HWY_DYNAMIC_DISPATCH(SeluGradFloat)(in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
+      HWY_DYNAMIC_DISPATCH(SeluGradFloat)
+      (in.kind, kind, narrow, in.a, in.b, res, static_cast<size_t>(m));
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }

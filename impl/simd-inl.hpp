@@ -21,9 +21,9 @@ HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// binary16 bits (one u16 lane per float lane of df) -> float, exact.
+// binary16 bits (one u16 lane per float lane of df) -> float, exact; integer operations only.
 template <class DF>
-HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
+HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
   const auto u = hn::PromoteTo(du, h);
@@ -40,6 +40,30 @@ HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
   return hn::BitCast(df, hn::Or(bits, sign));
 }
 
+// The x86 targets have F16C (Highway's AVX2 and AVX-512 targets require it): its conversions are
+// IEEE (exact widening; narrowing rounded to nearest even by the immediate, subnormals kept), so
+// they give the integer versions' bits for every non-NaN value at a fraction of the cost. NaN lanes
+// (hardware quiets and truncates payloads) are redone by the integer version, only in vectors that
+// hold one.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+#define ACLNN_SIMD_F16C 1
+#else
+#define ACLNN_SIMD_F16C 0
+#endif
+
+// binary16 bits -> float, exact (NaN payloads kept).
+template <class DF>
+HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
+#if ACLNN_SIMD_F16C
+  const auto f = hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), h));
+  const auto nan = hn::IsNaN(f);
+  if (HWY_LIKELY(hn::AllFalse(df, nan))) return f;
+  return hn::IfThenElse(nan, F32FromF16Int(df, h), f);
+#else
+  return F32FromF16Int(df, h);
+#endif
+}
+
 // bfloat16 bits -> float, exact.
 template <class DF>
 HWY_INLINE hn::Vec<DF> F32FromBF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> b) {
@@ -47,9 +71,10 @@ HWY_INLINE hn::Vec<DF> F32FromBF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> b) {
   return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, b)));
 }
 
-// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00.
+// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00; integer operations and
+// exact scalings only.
 template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32Int(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::Rebind<uint16_t, DF> d16;
   const auto u = hn::BitCast(du, v);
@@ -71,6 +96,25 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
                      r);
   r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, 0x7e00u), r);
   return hn::TruncateTo(d16, hn::Or(r, sign));
+}
+
+// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
+#if ACLNN_SIMD_F16C
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto r = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), v));
+  const auto nan = hn::IsNaN(v);
+  if (HWY_LIKELY(hn::AllFalse(df, nan))) return r;
+  const hn::RebindToUnsigned<DF> du;
+  const auto canonical =
+      hn::Or(hn::ShiftRight<16>(hn::And(hn::BitCast(du, v), hn::Set(du, 0x80000000u))),
+             hn::Set(du, 0x7e00u));
+  return hn::TruncateTo(d16,
+                        hn::IfThenElse(hn::RebindMask(du, nan), canonical, hn::PromoteTo(du, r)));
+#else
+  return F16FromF32Int(df, v);
+#endif
 }
 
 // float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.
@@ -221,6 +265,121 @@ HWY_INLINE void BinaryTo(int in_kind, int out_kind, const void *a, const void *b
     default:
       return BinaryOut<1>(out_kind, a, b, out, n, f);
   }
+}
+
+// ---- float evaluation (ops whose output dtype is 16-bit: float has ample precision) ----------
+
+// One vector of floats from element i of a run of the input kind (1: float, 2: binary16,
+// 3: bfloat16); exact.
+template <int kIn, class DF>
+HWY_INLINE hn::Vec<DF> LoadAsF32(DF df, const void *p, size_t i) {
+  if constexpr (kIn == 1) {
+    return hn::LoadU(df, static_cast<const float *>(p) + i);
+  } else {
+    const hn::Rebind<uint16_t, DF> d16;
+    const auto h = hn::LoadU(d16, static_cast<const uint16_t *>(p) + i);
+    if constexpr (kIn == 2)
+      return F32FromF16(df, h);
+    else
+      return F32FromBF16(df, h);
+  }
+}
+
+// Stores one vector of floats at out + i elements of the output kind (0: double, exact; 1: float;
+// 2: binary16, 3: bfloat16, rounded once).
+template <int kOut, class DF>
+HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i) {
+  if constexpr (kOut == 0) {
+    double *o = static_cast<double *>(out) + i;
+#if HWY_TARGET == HWY_SCALAR
+    const hn::Rebind<double, DF> dd;
+    hn::StoreU(hn::PromoteTo(dd, v), dd, o);
+#else
+    const hn::Repartition<double, DF> dd;
+    const hn::Half<DF> dh;
+    hn::StoreU(hn::PromoteTo(dd, hn::LowerHalf(dh, v)), dd, o);
+    hn::StoreU(hn::PromoteTo(dd, hn::UpperHalf(dh, v)), dd, o + hn::Lanes(dd));
+#endif
+  } else if constexpr (kOut == 1) {
+    hn::StoreU(v, df, static_cast<float *>(out) + i);
+  } else if constexpr (kOut == 2) {
+    hn::StoreU(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i);
+  } else {
+    hn::StoreU(BF16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i);
+  }
+}
+
+// BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
+template <int kIn, int kOut, class F>
+HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, F &&f) {
+  const hn::ScalableTag<float> df;
+  constexpr size_t kInSize = kIn == 1 ? 4 : 2;
+  constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
+  const size_t lanes = hn::Lanes(df);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    StoreFromF32<kOut>(df, f(df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i);
+  if (i < n) {
+    const size_t count = n - i;
+    HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
+    std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
+    std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
+    StoreFromF32<kOut>(df, f(df, LoadAsF32<kIn>(df, ta, 0), LoadAsF32<kIn>(df, tb, 0)), to, 0);
+    std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
+  }
+}
+template <int kIn, class F>
+HWY_INLINE void BinaryF32Out(int out_kind, const void *a, const void *b, void *out, size_t n,
+                             F &&f) {
+  switch (out_kind) {
+    case 1:
+      return BinaryF32<kIn, 1>(a, b, out, n, f);
+    case 2:
+      return BinaryF32<kIn, 2>(a, b, out, n, f);
+    case 3:
+      return BinaryF32<kIn, 3>(a, b, out, n, f);
+    default:
+      return BinaryF32<kIn, 0>(a, b, out, n, f);
+  }
+}
+template <class F>
+HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void *b, void *out,
+                            size_t n, F &&f) {
+  switch (in_kind) {
+    case 2:
+      return BinaryF32Out<2>(out_kind, a, b, out, n, f);
+    case 3:
+      return BinaryF32Out<3>(out_kind, a, b, out, n, f);
+    default:
+      return BinaryF32Out<1>(out_kind, a, b, out, n, f);
+  }
+}
+
+// a * b + c with one rounding on every target: FMA on the x86 ones, std::fma lane by lane on the
+// portable one (Highway's emulated MulAdd rounds twice), so polynomial kernels give the same bits
+// everywhere.
+template <class D>
+HWY_INLINE hn::Vec<D> Fma(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T pa[16], pb[16], pc[16];
+  hn::Store(a, d, pa);
+  hn::Store(b, d, pb);
+  hn::Store(c, d, pc);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) pa[i] = std::fma(pa[i], pb[i], pc[i]);
+  return hn::Load(d, pa);
+#else
+  (void)d;
+  return hn::MulAdd(a, b, c);
+#endif
+}
+
+// sum c[k] s^k by Horner's rule with Fma.
+template <class D, size_t N>
+HWY_INLINE hn::Vec<D> Horner(D d, hn::Vec<D> s, const hn::TFromD<D> (&c)[N]) {
+  auto p = hn::Set(d, c[N - 1]);
+  for (size_t k = N - 1; k-- > 0;) p = Fma(d, p, s, hn::Set(d, c[k]));
+  return p;
 }
 
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE

@@ -17,7 +17,7 @@ for f in ./usr/bin/aclnn-conform ./usr/lib/libaclnn_cpu.so.0 ./usr/include/aclnn
   grep -q " $f" <<< "$contents" || fail "$f is not in the package"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libmpfr libsleef libstdc++; do
+for lib in libmpfr libhwy libstdc++; do
   grep -q "$lib" <<< "$depends" || fail "Depends ($depends) lacks $lib"
 done
 

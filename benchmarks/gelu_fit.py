@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The polynomial coefficients of impl/gelu_backward.cpp (run with Debian's python3: needs numpy and
+mpmath). g(-t) = G(t) = exp(-t^2/2) (t - t0) Q(t); Q is fitted on [0, 4] by Chebyshev
+interpolation (near-minimax) and written as a monomial in s = t/2 - 1; the tail t R(t), R the Mills
+ratio, on [4, 20] in s = 2.5 w - 1.5, w = 4/t. Prints each set with its maximum relative error,
+measured by evaluating the printed coefficients with Horner's rule in the target precision against
+mpmath at 801 points (the error bounds quoted in the source).
+
+    /usr/bin/python3 benchmarks/gelu_fit.py
+"""
+import mpmath as mp
+import numpy as np
+
+mp.mp.dps = 50
+T0 = -mp.findroot(lambda x: mp.ncdf(x) + x * mp.npdf(x), -0.75)  # the root of G
+S2P = mp.sqrt(2 * mp.pi)
+
+
+def mills(t):
+    return mp.sqrt(mp.pi / 2) * mp.exp(t * t / 2) * mp.erfc(t / mp.sqrt(2))
+
+
+def q(t):
+    """Q(t) / sqrt(2 pi), with its limit at the root."""
+    if abs(t - T0) < mp.mpf("1e-30"):
+        return mp.diff(lambda s: mills(s) - s, T0) / S2P
+    return (mills(t) - t) / (t - T0) / S2P
+
+
+def tail(w):
+    t = 4 / w
+    return t * mills(t)
+
+
+def fit(f, a, b, deg):
+    k = np.arange(deg + 1)
+    nodes = np.cos(np.pi * (k + 0.5) / (deg + 1))
+    vals = np.array([float(f(mp.mpf(a) + (mp.mpf(b) - a) / 2 * (1 + mp.mpf(float(s)))))
+                     for s in nodes])
+    return np.polynomial.chebyshev.cheb2poly(np.polynomial.chebyshev.chebfit(nodes, vals, deg))
+
+
+def max_rel_error(f, a, b, p, dtype):
+    err = 0
+    for s in np.linspace(-1, 1, 801):
+        s = dtype(s)
+        v = dtype(0)
+        for c in p[::-1]:
+            v = dtype(v * s + c)
+        exact = f(mp.mpf(a) + (mp.mpf(b) - a) / 2 * (1 + mp.mpf(float(s))))
+        err = max(err, abs(float((mp.mpf(float(v)) - exact) / exact)))
+    return err
+
+
+def emit(name, f, a, b, deg, dtype):
+    p = fit(f, a, b, deg).astype(dtype)
+    err = max_rel_error(f, a, b, p, dtype)
+    suffix = "f" if dtype == np.float32 else ""
+    print(f"// {name}, degree {deg}: relative error {err:.2e}")
+    print(", ".join(float(c).hex() + suffix for c in p))
+
+
+emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 13, np.float64)
+emit("kQ32: the same in float", q, 0, 4, 9, np.float32)
+emit("kTail: t R(t) on [4, 20]", tail, mp.mpf("0.2"), 1, 10, np.float64)
+hi = float(T0)
+print(f"// t0 = {mp.nstr(T0, 30)}: {hi.hex()} + {float(T0 - hi).hex()};",
+      f"float {float(np.float32(hi)).hex()} + {float(np.float32(float(T0 - float(np.float32(hi))))).hex()}")
