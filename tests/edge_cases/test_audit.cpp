@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -12,6 +13,8 @@
 
 #include "edge_cases/edge_case.hpp"
 #include "properties/clauses.hpp"
+#include "properties/gen.hpp"
+#include "reference/compare.hpp"
 
 namespace {
 using namespace aclnn_conform;
@@ -60,6 +63,45 @@ TEST(EdgeRowLiterals, AStatedWorkspaceSizeIsChecked) {
     EXPECT_FALSE(all_pass(edge_row_literals(row, outcome_of(row, 0, w + 64)))) << row.title;
   }
   EXPECT_GE(stated, 3);  // GELU-EMPTY-1, SELU-EMPTY-1, LOGIT-EMPTY-1 state "workspace 0"
+}
+
+// A finite literal is a value of record: within VAL-TOL-1's elementwise bound of it conforms
+// (1 ulp fp16: the row's value one step up), beyond it deviates; NaN and inf are exact.
+TEST(EdgeRowLiterals, FiniteLiteralsAllowTheElementwiseBound) {
+  int checked = 0;
+  for (const auto &row : all_edge_cases()) {
+    if (row.expected_status != 0 || row.expected.empty() || row.caller_precondition) continue;
+    const auto &e = row.expected.front();
+    size_t i = 0;
+    while (i < row.call.tensors.size() && row.call.tensors[i].first != e.output) ++i;
+    ASSERT_LT(i, row.call.tensors.size());
+    const TensorArg &t = row.call.tensors[i].second;
+    if (t.dtype != DType::kFloat16 || !std::isfinite(e.value) || e.value == 0 ||
+        std::fabs(e.value) > 60000)  // two steps up stay finite
+      continue;
+    const auto moved = [&](double steps) {
+      Outcome o = outcome_of(row, 0, 0);
+      for (const auto &x : row.expected) {  // every literal of the row as stated...
+        size_t j = 0;
+        while (row.call.tensors[j].first != x.output) ++j;
+        TensorArg after = row.call.tensors[j].second;
+        after.storage = o.storage_after[j];
+        after.set_bits_at(x.index, gen::bits_of(x.value, after.dtype));
+        o.storage_after[j] = after.storage;
+      }
+      TensorArg after = t;  // ...and the first one moved
+      after.storage = o.storage_after[i];
+      const double v = e.value + steps * aclnn_ref::ulp_at(e.value, t.dtype);
+      after.set_bits_at(e.index, gen::bits_of(v, t.dtype));
+      o.storage_after[i] = after.storage;
+      return all_pass(edge_row_literals(row, o));
+    };
+    EXPECT_TRUE(moved(0)) << row.title;
+    EXPECT_TRUE(moved(1)) << row.title;
+    EXPECT_FALSE(moved(2)) << row.title;
+    ++checked;
+  }
+  EXPECT_GT(checked, 3);
 }
 
 std::string audit_text() {
