@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -136,12 +137,42 @@ std::vector<std::string> named_parameters(const Case &c, const std::string &reas
   return names;
 }
 
+// The words by which a message names the kind of rule a clause is, from the rule token of its ID
+// (GELU-RANK-1 -> RANK): any one of them, case-insensitive. Empty: no word is required (a rule
+// kind with no common vocabulary, e.g. LOGIT-EPS-GT1-1, is judged by the parameter alone).
+std::vector<std::string> rule_words(const std::string &clause) {
+  const size_t a = clause.find('-');
+  const size_t b = a == std::string::npos ? a : clause.find('-', a + 1);
+  const std::string token = b == std::string::npos ? "" : clause.substr(a + 1, b - a - 1);
+  if (token == "NULL") return {"null", "nullptr"};
+  if (token == "DTYPE" || token == "PROMOTE")
+    return {"type", "float", "int", "bf16", "fp16", "half", "double", "bool", "complex"};
+  if (token == "RANK") return {"rank", "dim"};
+  if (token == "SHAPE" || token == "BCAST")
+    return {"shape", "broadcast", "size", "dim", "[", "element", "numel"};
+  return {};
+}
+
+bool contains_any_folded(const std::string &text, const std::vector<std::string> &words) {
+  std::string folded = text;
+  for (char &ch : folded) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return std::any_of(words.begin(), words.end(),
+                     [&](const std::string &w) { return folded.find(w) != std::string::npos; });
+}
+
 // ABI-ERRMSG-1, per call: after this failing call the message is non-empty, and it is this call's
 // own: it names the parameter the broken rule is about (a message left by an earlier call, read
 // and so made stale before this one, names another). Empty string: the message conforms.
 std::string error_message_problem(const Case &c, const aclnn_ref::Verdict &verdict,
                                   const Outcome &o) {
   if (o.message.empty()) return "aclGetRecentErrMsg() is empty after a failing call";
+  // "...names the parameter and the rule broken": the kind of rule, in words (or a dtype or shape).
+  const auto words = rule_words(verdict.clause);
+  if (!words.empty() && !contains_any_folded(o.message, words))
+    return fmt::format(
+        "aclGetRecentErrMsg() after the failing call does not say which rule ({}: {}) was "
+        "broken, by any of \"{}\": \"{}\"",
+        verdict.clause, verdict.reason, fmt::join(words, "\", \""), o.message);
   const auto names = named_parameters(c, verdict.reason);
   if (names.empty()) return "";  // the rule concerns no single parameter (e.g. a product gate)
   for (const auto &n : names)

@@ -178,3 +178,54 @@ TEST(Judge, EachToleranceIsTheClausesAndNoWider) {
 }
 
 }  // namespace
+
+namespace {
+using namespace aclnn_conform;
+
+// ABI-ERRMSG-1, "names the parameter and the rule broken", on rejected calls of every op: the
+// built-in library's own message conforms; the same call with an empty message, with a message
+// naming the parameter but not the kind of rule (for NULL, dtype, rank, shape and broadcast
+// rules), or with the message left from before the call, deviates.
+TEST(Judge, ErrorMessagesNameTheParameterAndTheRule) {
+  int rule_words_checked = 0, checked = 0;
+  for (const auto *op : registry()) {
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+      const Case c = op->gen_invalid(Product::kAtlasA2)(rc::Random(seed * 7717), 20).value();
+      const auto verdict = op->check(c, {});
+      if (verdict.ok() || verdict.clause == "GBAG-IDX-1") continue;
+      const Outcome good = run_case(builtin_sut(), *op, c);
+      ASSERT_EQ(good.status, verdict.status) << c.describe();
+      const auto errmsg_ok = [&](const Outcome &o) {
+        return judge(*op, c, o).failures().find("ABI-ERRMSG-1") == std::string::npos;
+      };
+      ASSERT_TRUE(errmsg_ok(good)) << c.describe() << "\n" << judge(*op, c, good).failures();
+      Outcome empty = good;
+      empty.message.clear();
+      EXPECT_FALSE(errmsg_ok(empty)) << c.describe();
+      // A bare "<parameter>: invalid" names the parameter only.
+      std::string named;
+      for (const auto &[name, t] : c.tensors)
+        if (verdict.reason.find(name) != std::string::npos) named = name;
+      // A message left from before the call, naming none of its parameters. (Where the rule
+      // names no parameter, e.g. a product gate, two calls may fairly leave the same text.)
+      Outcome stale = good;
+      stale.message = stale.message_before = "aclnnOther: someParameter has the wrong rank";
+      if (!named.empty()) EXPECT_FALSE(errmsg_ok(stale)) << c.describe();
+      const std::string token = verdict.clause.substr(verdict.clause.find('-') + 1);
+      const bool has_words = token.starts_with("NULL") || token.starts_with("DTYPE") ||
+                             token.starts_with("RANK") || token.starts_with("SHAPE") ||
+                             token.starts_with("BCAST") || token.starts_with("PROMOTE");
+      if (!named.empty()) {
+        Outcome bare = good;
+        bare.message = named + ": invalid";
+        EXPECT_EQ(errmsg_ok(bare), !has_words) << verdict.clause << ": " << verdict.reason;
+        rule_words_checked += has_words;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+  EXPECT_GT(rule_words_checked, 30);
+}
+
+}  // namespace
