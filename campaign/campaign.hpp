@@ -20,7 +20,10 @@ enum class Tier { kSmoke, kCi, kNightly };
 std::string tier_name(Tier t);
 
 struct CampaignConfig {
-  std::string sut = "builtin";   // "builtin" or the path of a shared library exporting the ABI
+  std::string sut = "builtin";  // "builtin" or the path of a shared library exporting the ABI
+  // A second library run on every valid case, for the precision standards' SUT/competitor
+  // ratios (reported, never the verdict). "" for none; "builtin" or a path, as sut.
+  std::string competitor;
   std::vector<std::string> ops;  // empty: every op in the registry
   Product product = Product::kAtlasA2;
   double budget_seconds = 0;  // 0: no time limit (then `cases` must be set)
