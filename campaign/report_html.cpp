@@ -173,7 +173,7 @@ struct Page {
       for (size_t d : causes[c].deviations) cause_of_dev[d] = c;
     for (const auto &op : suite_order(r))
       if (op != "common") ops.push_back(op);
-        // Every op the result speaks of gets a section, also one whose clauses were not selected.
+    // Every op the result speaks of gets a section, also one whose clauses were not selected.
     std::vector<std::string> more = r.ops;
     for (const auto &a : r.accuracy) more.push_back(a.op);
     for (const auto &d : r.deviations) more.push_back(d.op);

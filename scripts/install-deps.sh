@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes (fuzz/, `cmake --preset fuzz`)
   python3 python3-numpy
   libssl-dev libxml2-utils python3-jsonschema
+  chromium  # the HTML report's browser test (tests/reports/check_browser.sh)
 )
 
 missing=()

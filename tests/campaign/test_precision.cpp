@@ -114,13 +114,13 @@ TEST(PrecisionStandards, EachStandardPassesAndFailsOnItsOwnRule) {
 
   // Three elements in 2000 off by more than 1e-3: above the 1e-3 share.
   for (int i = 0; i < 3; ++i) p.sut.add(1.01, 1.0, DType::kFloat16);
-    ulp = {true, false, "max 20 ulps", 1e-5, 0.009};
+  ulp = {true, false, "max 20 ulps", 1e-5, 0.009};
   st = precision_standards(p, ulp, "ascend", 5);
   EXPECT_EQ(standard(st, "double-thousandth").outcome, StandardResult::Outcome::kFail);
   EXPECT_EQ(standard(st, "ulp").outcome, StandardResult::Outcome::kFail);
   EXPECT_FALSE(standard(st, "ulp").decides);
   EXPECT_TRUE(standard(st, "ascend").decides);
-    // MARE 0.009 < 10 T = 10 * 2^-10 = 0.00977; 0.02 is not.
+  // MARE 0.009 < 10 T = 10 * 2^-10 = 0.00977; 0.02 is not.
   EXPECT_EQ(standard(st, "ascend").outcome, StandardResult::Outcome::kPass);
   ulp.mare = 0.02;
   EXPECT_EQ(standard(precision_standards(p, ulp, "ascend", 5), "ascend").outcome,
