@@ -51,6 +51,10 @@ details.dev>summary{cursor:pointer;font-weight:600}
 .charts{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}.chart{border:1px solid #ddd;padding:.5em}
 svg text{font-family:sans-serif;font-size:10px}
 .muted{color:#666}.small{font-size:.85em}
+table.standards td,table.standards th{font-size:.8em;padding:.15em .4em}pre.finding{margin:.3em 0;font-size:.85em}
+td.id{white-space:nowrap}
+.precrow{display:flex;gap:1em;align-items:flex-start}.prectable{flex:1 1 0;min-width:0}
+.precharts{flex:0 0 482px;display:flex;flex-direction:column;gap:.5em}.precharts .chart{overflow:hidden}
 table.overview td,table.overview th{font-size:.78em;padding:.2em .3em}table.overview .st{white-space:normal}
 )";
 
@@ -179,6 +183,15 @@ struct Page {
     for (const auto &d : r.deviations) more.push_back(d.op);
     for (const auto &op : more)
       if (op != "common" && std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    // Ops with deviating clauses first (sections, contents and grid alike), else the run's order.
+    std::stable_sort(ops.begin(), ops.end(), [&](const auto &a, const auto &b) {
+      auto deviates = [&](const std::string &op) {
+        return std::any_of(r.clauses.begin(), r.clauses.end(), [&](const auto &c) {
+          return c.op == op && c.status == ClauseStatus::kDeviates;
+        });
+      };
+      return deviates(a) > deviates(b);
+    });
   }
 
   std::vector<const AccuracyStats *> rows_of(const std::string &op) const {
@@ -422,10 +435,11 @@ struct Page {
       std::vector<std::string> cl, dv;
       for (const auto &id : c.clauses) cl.push_back(link(clause_anchor(id), h(id)));
       for (size_t i : c.deviations) dv.push_back(link(dev_anchor(i), fmt::format("#{}", i + 1)));
-      s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
-                       link(c.id, h(c.id)), h(c.op), h(c.title),
-                       c.counts ? "" : " " + badge("variant", "explained or tolerated"),
-                       fmt::join(cl, ", "), fmt::join(dv, " "));
+      s += fmt::format(
+          "<tr><td class=\"id\">{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
+          link(c.id, h(c.id)), h(c.op), h(c.title),
+          c.counts ? "" : " " + badge("variant", "explained or tolerated"), fmt::join(cl, ", "),
+          fmt::join(dv, " "));
     }
     s += "</table>\n";
   }
@@ -438,17 +452,17 @@ struct Page {
       s += fmt::format("<div class=\"cause{}\" id=\"{}\">\n<h4>{}: {}</h4>\n",
                        c.counts ? "" : " quiet", attr(c.id), h(c.id), h(c.title));
       s += fmt::format(
-          "<p class=\"small\">{}, touching {}: {}. Signature <code>{}</code>.{}</p>\n",
+          "<p class=\"small\" title=\"signature: {3}\">{0}, touching {1}: {2}.{4}</p>\n",
           h(plural(static_cast<int64_t>(c.deviations.size()), "counterexample")),
           h(plural(static_cast<int64_t>(c.clauses.size()), "clause")), fmt::join(cl, ", "),
           h(c.signature),
           c.counts ? ""
                    : " Every counterexample is explained by an expected variant or tolerated.");
-      bool first = true;
-      for (size_t i : c.deviations) {
-        deviation_card(i, first);
-        first = false;
-      }
+      // The first counterexample's finding in one line; the cards stay folded (a link to one
+      // opens it), so 100 counterexamples do not make a page of 100 screens.
+      const Deviation &first = r.deviations[c.deviations.front()];
+      s += "<pre class=\"finding\">" + h(excerpt(first.detail, 300)) + "</pre>\n";
+      for (size_t i : c.deviations) deviation_card(i, false);
       s += "</div>\n";
     }
   }
@@ -476,7 +490,8 @@ struct Page {
   }
 
   void standards_table(const std::vector<StandardResult> &st) {
-    s += "<table>\n<tr><th>Standard</th><th>Rule (this dtype)</th><th>Measured</th><th>Result</th>"
+    s += "<table class=\"standards\">\n<tr><th>Standard</th><th>Rule (this "
+         "dtype)</th><th>Measured</th><th>Result</th>"
          "<th>Asks for</th></tr>\n";
     for (const auto &x : st)
       s += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>\n",
@@ -498,13 +513,16 @@ struct Page {
           "precision tallies. Judged by: {}.</p>\n",
           a->elements, h(judged_by(r, *a)), p.cases,
           h(ulps_decide(r, *a) ? "the ulp bound" : judged_by(r, *a)));
+      // The standards and the pictures side by side: one screen per op and dtype.
+      s += "<div class=\"precrow\"><div class=\"prectable\">\n";
       standards_table(precision_standards(p, ulp_row(r, *a), r.policy, min_cases));
+      s += "</div>\n";
       const bool decides = ulps_decide(r, *a);
-      s +=
-          "<div class=\"charts\">\n<div class=\"chart\"><div><b>ULP errors</b> (value of record; " +
-          h(fmt::format("{} elements, max {}", a->elements, max_ulps_text(*a))) +
-          (decides ? "" : "; information: not the verdict rule") + ")</div>\n" +
-          histogram_svg(*a, decides) + "\n</div>\n";
+      s += "<div class=\"precharts\">\n<div class=\"chart\"><div><b>ULP errors</b> (value of "
+           "record; " +
+           h(fmt::format("{} elements, max {}", a->elements, max_ulps_text(*a))) +
+           (decides ? "" : "; information: not the verdict rule") + ")</div>\n" +
+           histogram_svg(*a, decides) + "\n</div>\n";
       const auto t = aclnn_ref::dtype_from_name(a->dtype);
       const bool sums = p.axis == "condition number";
       const std::string sc =
@@ -517,7 +535,7 @@ struct Page {
       else
         s += "<div class=\"chart muted small\">No error picture: this output has no input of its "
              "shape to plot against and is not a sum.</div>\n";
-      s += "</div>\n";
+      s += "</div></div>\n";
     }
   }
 
@@ -702,17 +720,7 @@ struct Page {
     summary();
     toc();
     cause_list();
-    // Ops with deviating clauses first, then the rest, in the run's order; common clauses last.
-    std::vector<std::string> order = ops;
-    std::stable_sort(order.begin(), order.end(), [&](const auto &a, const auto &b) {
-      auto devs = [&](const std::string &op) {
-        return std::count_if(r.clauses.begin(), r.clauses.end(), [&](const auto &c) {
-          return c.op == op && c.status == ClauseStatus::kDeviates;
-        });
-      };
-      return (devs(a) > 0) > (devs(b) > 0);
-    });
-    for (const auto &op : order) op_section(op);
+    for (const auto &op : ops) op_section(op);
     op_section("common");
     standards_overview();
     coverage();
