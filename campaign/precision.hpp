@@ -27,16 +27,19 @@ double small_value_atol(aclnn_ref::DType t);
 // Counts and sums over compared elements of one library's outputs; exact to merge (sums, maxima).
 struct ErrorTally {
   int64_t elements = 0;             // every compared element
-  int64_t nonfinite_expected = 0;   // elements whose exact value is inf or NaN
-  int64_t class_mismatches = 0;     // got's class (NaN, +inf, -inf, finite) differs from exact's
-  int64_t finite = 0;               // both finite: the numeric statistics below are over these
+  int64_t nonfinite_expected = 0;   // elements whose value of record is inf or NaN
+  int64_t class_mismatches = 0;     // got's class (NaN, +inf, -inf, finite) differs from record's
+  int64_t finite = 0;               // all finite: the numeric statistics below are over these
   double sum_sq_err = 0;            // RMSE = sqrt(sum_sq_err / finite)
   double sum_rel = 0, max_rel = 0;  // rel = |got - exact| / (|exact| + 1e-7) (VAL-TOL-1 part 1)
   int64_t normal = 0;               // finite with |exact| >= small_value_threshold
   int64_t rel_over_1e3 = 0, rel_over_1e4 = 0;  // of those: |got - exact| / |exact| > 1e-3, 1e-4
   int64_t small = 0, small_errors = 0;         // |exact| below the threshold; |err| > atol
 
-  void add(double got, double exact, aclnn_ref::DType t);
+  // record: the value of record (exact rounded once to t). Classes are judged against it, so an
+  // exact value beyond the dtype's range is due as inf; errors are measured against exact.
+  void add(double got, double exact, double record, aclnn_ref::DType t);
+  void add(double got, double exact, aclnn_ref::DType t) { add(got, exact, exact, t); }
   void merge(const ErrorTally &o);
   double rmse() const;
   double mere() const;

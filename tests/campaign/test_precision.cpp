@@ -53,6 +53,14 @@ TEST(ErrorTally, CountsEachStandardsQuantity) {
   EXPECT_EQ(small_value_threshold(DType::kBFloat16), 0x1p-8);
   EXPECT_EQ(small_value_threshold(DType::kFloat16), 0x1p-11);
   EXPECT_EQ(small_value_threshold(DType::kFloat32), 0x1p-14);
+  // An exact value beyond fp16's range is due as inf (the value of record): inf is no mismatch,
+  // and the element stays out of the error sums.
+  ErrorTally o;
+  o.add(INFINITY, 70000.0, INFINITY, DType::kFloat16);
+  o.add(65504.0, 70000.0, INFINITY, DType::kFloat16);
+  EXPECT_EQ(o.class_mismatches, 1);
+  EXPECT_EQ(o.nonfinite_expected, 2);
+  EXPECT_EQ(o.finite, 0);
 }
 
 PrecisionStats part(uint64_t first_key, int n) {
@@ -107,6 +115,10 @@ TEST(PrecisionStandards, EachStandardPassesAndFailsOnItsOwnRule) {
   EXPECT_EQ(standard(st, "double-thousandth").outcome, StandardResult::Outcome::kPass);
   EXPECT_TRUE(standard(st, "double-thousandth").enough);
   EXPECT_FALSE(standard(st, "double-ten-thousandth").enough);  // 2000 < 10000 elements
+  // Half an fp16 ulp is 2^-11 relative, beyond 1e-4: the rule says so.
+  EXPECT_NE(standard(st, "double-ten-thousandth").thresholds.find("2^-11"), std::string::npos);
+  EXPECT_EQ(standard(st, "double-thousandth").thresholds.find("correctly rounded"),
+            std::string::npos);
   EXPECT_EQ(standard(st, "small-value").outcome, StandardResult::Outcome::kNotExercised);
   EXPECT_EQ(standard(st, "inf-nan").outcome, StandardResult::Outcome::kPass);
   EXPECT_FALSE(standard(st, "inf-nan").enough);  // no non-finite exact value seen
