@@ -320,7 +320,8 @@ struct Page {
       s += "</tr>\n";
     }
     s += "</table>\n<p class=\"small muted\">A cell names the causes (counted against the "
-         "verdict) with a counterexample of that op whose first tensor has that dtype (\"other\": "
+         "verdict) with a kept counterexample (at most 3 per clause, so a dtype can miss a cause "
+         "its clause has) of that op whose first tensor has that dtype (\"other\": "
          "any non-floating dtype), and the accuracy policy when the standard of record "
          "(--policy " +
          h(r.policy) +
