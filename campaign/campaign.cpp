@@ -210,7 +210,15 @@ class Campaign {
       sut_ = Sut::load(cfg_.sut, error);
       if (!sut_) throw std::runtime_error(error);
     }
+    if (!cfg_.competitor.empty()) {
+      std::string error;
+      competitor_ =
+          cfg_.competitor == "builtin" ? Sut::builtin() : Sut::load(cfg_.competitor, error);
+      if (!competitor_)
+        throw std::runtime_error("--competitor: " + (error.empty() ? cfg_.competitor : error));
+    }
     result_.sut = cfg_.sut;
+    result_.competitor = cfg_.competitor;
     result_.sut_identity = identify_sut(cfg_.sut);
     result_.tool_version = conform_version();
     if (cfg_.ops.empty()) {
@@ -324,6 +332,7 @@ class Campaign {
   WorkerContext context() const {
     WorkerContext ctx;
     ctx.sut = sut_.get();
+    ctx.competitor = competitor_.get();
     ctx.cfg = &cfg_;
     ctx.saturated = saturated_;
     ctx.deadline = deadline_;
@@ -627,6 +636,13 @@ class Campaign {
     }
   }
 
+  static AccuracyStats accuracy_row(const std::string &op, const std::string &dtype) {
+    AccuracyStats a;
+    a.op = op;
+    a.dtype = dtype;
+    return a;
+  }
+
   void record(const Task &t, const nlohmann::json &r) {
     ++result_.cases;
     const double seconds = r.value("seconds", 0.0);
@@ -640,7 +656,7 @@ class Campaign {
       auto it = std::find_if(result_.accuracy.begin(), result_.accuracy.end(),
                              [&](const auto &a) { return a.op == op && a.dtype == dtype; });
       if (it == result_.accuracy.end()) {
-        result_.accuracy.push_back({op, dtype});
+        result_.accuracy.push_back(accuracy_row(op, dtype));
         it = result_.accuracy.end() - 1;
       }
       const int64_t n = cmp.at("count");
@@ -657,6 +673,20 @@ class Campaign {
         it->max_bound_ratio =
             std::max(it->max_bound_ratio, number_from_json(cmp.at("max_bound_ratio")));
     }
+    if (r.contains("precision"))
+      for (const auto &pj : r.at("precision")) {
+        const std::string op = pj.at("op"), dtype = pj.at("dtype");
+        auto it = std::find_if(result_.accuracy.begin(), result_.accuracy.end(),
+                               [&](const auto &a) { return a.op == op && a.dtype == dtype; });
+        if (it == result_.accuracy.end()) {
+          result_.accuracy.push_back(accuracy_row(op, dtype));
+          it = result_.accuracy.end() - 1;
+        }
+        PrecisionStats p = precision_from_json(pj);
+        it->precision.op = op;
+        it->precision.dtype = dtype;
+        it->precision.merge(p);
+      }
     if (!r.contains("deviation")) return;
     const auto &dj = r.at("deviation");
     Deviation d;
@@ -737,6 +767,7 @@ class Campaign {
   Clock::time_point start_;
   Clock::time_point deadline_ = Clock::time_point::max();
   std::unique_ptr<Sut> sut_;
+  std::unique_ptr<Sut> competitor_;
   std::vector<const OpDescriptor *> ops_;
   std::string emulation_evidence_;  // why product emulation is on or off
   std::deque<Task> pending_;

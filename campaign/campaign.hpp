@@ -24,7 +24,10 @@ std::string tier_name(Tier t);
 enum class ProductEmulation { kAuto, kOn, kOff };
 
 struct CampaignConfig {
-  std::string sut = "builtin";   // "builtin" or the path of a shared library exporting the ABI
+  std::string sut = "builtin";  // "builtin" or the path of a shared library exporting the ABI
+  // A second library run on every valid case, for the precision standards' SUT/competitor
+  // ratios (reported, never the verdict). "" for none; "builtin" or a path, as sut.
+  std::string competitor;
   std::vector<std::string> ops;  // empty: every op in the registry
   Product product = Product::kAtlasA2;
   ProductEmulation product_emulation = ProductEmulation::kAuto;  // resolved to on/off by the run

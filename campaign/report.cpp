@@ -10,12 +10,14 @@
 #include <map>
 #include <stdexcept>
 
+#include "campaign/causes.hpp"
+#include "campaign/report_detail.hpp"
 #include "properties/clauses.hpp"
 #include "reference/compare.hpp"
 #include "reference/dtype.hpp"
 
 namespace aclnn_conform {
-namespace {
+namespace report_detail {
 
 // Valid UTF-8 only (invalid sequences become U+FFFD), without the C0 controls XML 1.0 forbids
 // (tab, line feed and carriage return stay).
@@ -123,11 +125,6 @@ std::string status_css(ClauseStatus s) {
   return "notreached";
 }
 
-struct Counts {
-  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0, under_tested = 0,
-          variant = 0;
-  int64_t incomplete() const { return not_reached + under_tested; }
-};
 Counts count(const CampaignResult &r) {
   Counts c;
   for (const auto &v : r.clauses) {
@@ -260,7 +257,7 @@ std::string variants_text(const std::vector<std::string> &v) {
   return fmt::format("matches variant{} {}", v.size() == 1 ? "" : "s", fmt::join(q, ", "));
 }
 
-std::string excerpt(const std::string &text, size_t max = 90) {
+std::string excerpt(const std::string &text, size_t max) {
   std::string t = text;
   for (char &c : t)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
@@ -320,11 +317,6 @@ std::string num(double v) {
 }
 
 // Ascend precision standard of an accuracy row: pass iff MERE < T and MARE < 10 T.
-struct AscendRow {
-  double threshold = 0;
-  bool known = false;
-  bool pass = false;
-};
 AscendRow ascend_row(const AccuracyStats &a) {
   AscendRow row;
   const auto t = aclnn_ref::dtype_from_name(a.dtype);
@@ -382,7 +374,7 @@ std::string ascend_text(const CampaignResult &r, const AccuracyStats &a) {
                            row.pass ? "within" : "outside", num(row.threshold));
 }
 
-constexpr const char *kAccuracyIntro =
+const char *const kAccuracyIntro =
     "Every compared output element against the value of record. Each row names the rule that "
     "judged it; the verdict follows only that rule (the campaign's policy: ulp or ascend). Sums "
     "(LayerNormBackward's and GroupedBiasAddGrad's reductions) are judged by the condition-aware "
@@ -414,7 +406,6 @@ std::string expected_got(const Deviation &d) {
 }
 
 // Element values of a small case's present tensors, one line per tensor.
-constexpr int64_t kSmallCase = 64;
 std::vector<std::pair<std::string, std::string>> small_case_values(const Case &c) {
   std::vector<std::pair<std::string, std::string>> out;
   int64_t total = 0;
@@ -450,7 +441,40 @@ void write_file(const std::filesystem::path &p, const std::string &text) {
   if (!f) throw std::runtime_error("cannot write " + p.string());
 }
 
-}  // namespace
+// The ulp standard on a row: elementwise outputs within the dtype's bound, sums within theirs.
+UlpRow ulp_row(const CampaignResult &r, const AccuracyStats &a) {
+  UlpRow u;
+  u.mere = a.mere();
+  u.mare = a.mare;
+  if (a.elements == 0) return u;
+  u.known = true;
+  const auto t = aclnn_ref::dtype_from_name(a.dtype);
+  const double bound = t ? aclnn_ref::Tolerance::ulp().ulp_bound(*t) : 2;
+  const bool has_sum = std::count(a.rules.begin(), a.rules.end(), "sum") > 0;
+  const bool has_ulp = a.rules.empty() || std::count(a.rules.begin(), a.rules.end(), "ulp") > 0;
+  const int64_t klass = a.histogram[aclnn_ref::kBClass];
+  if (has_sum && !ascend_policy(r)) {
+    u.pass = a.max_bound_ratio <= 1 && klass == 0;
+    u.measured =
+        fmt::format("largest |err| / bound {}, {} class mismatches", num(a.max_bound_ratio), klass);
+    if (has_ulp)
+      u.measured += "; elementwise outputs share the row (max ulps " + max_ulps_text(a) + ")";
+  } else {
+    u.pass = a.max_ulps <= bound && klass == 0;
+    u.measured = fmt::format("max {} ulps (bound {}), {} class mismatches", max_ulps_text(a),
+                             num(bound), klass);
+  }
+  return u;
+}
+
+int64_t min_cases_of(const CampaignResult &r) {
+  int64_t m = 0;
+  for (const auto &c : r.clauses) m = std::max(m, c.min_cases);
+  return m;
+}
+
+}  // namespace report_detail
+using namespace report_detail;
 
 std::string xml_escape(const std::string &s) {
   return escape_markup(s, true);
@@ -466,8 +490,30 @@ std::string render_markdown(const CampaignResult &r) {
   s += "| | |\n|---|---|\n";
   for (const auto &[k, v] : identity_rows(r)) s += "| " + md_cell(k) + " | " + md_cell(v) + " |\n";
   s += "| Verdict | **" + md_cell(verdict_text(r)) + "** |\n\n";
-  s += fmt::format("{}; {} found.\n\n", counts_text(r),
-                   plural(static_cast<int64_t>(r.deviations.size()), "deviation"));
+  const auto causes = group_causes(r);
+  const auto counting =
+      std::count_if(causes.begin(), causes.end(), [](const CauseGroup &c) { return c.counts; });
+  s += fmt::format("{}; {} found. **{}** behind **{}** (see Causes).\n\n", counts_text(r),
+                   plural(static_cast<int64_t>(r.deviations.size()), "deviation"),
+                   plural(counting, "cause"), plural(count(r).deviates, "deviating clause"));
+
+  s += "## Causes\n\n";
+  if (causes.empty()) s += "None: no counterexample was kept.\n\n";
+  if (!causes.empty()) {
+    s += "Counterexamples with the same failure signature (op, kind, status pair, message class, "
+         "variant, kind of value error) are one cause, listed once with the clauses it touches; "
+         "the numbers are those of the Deviations section.\n\n";
+    s += "| Cause | Op | What | Clauses | Counterexamples | Counts |\n|---|---|---|---|---|---|\n";
+    for (const auto &c : causes) {
+      std::vector<std::string> devs;
+      for (size_t i : c.deviations) devs.push_back(fmt::format("{}", i + 1));
+      s +=
+          fmt::format("| {} | {} | {} | {} | {} | {} |\n", c.id, md_cell(c.op), md_cell(c.title),
+                      md_cell(fmt::format("{}", fmt::join(c.clauses, ", "))), fmt::join(devs, ", "),
+                      c.counts ? "yes" : "no (expected variant or tolerated)");
+    }
+    s += "\n";
+  }
 
   s += "## Clauses\n\n";
   s += "| Clause | Op | Status | Reached | Min | Deviations | Variants matched | Text |\n";
@@ -546,6 +592,24 @@ std::string render_markdown(const CampaignResult &r) {
       for (int b = 0; b < aclnn_ref::kBucketCount; ++b) s += fmt::format(" {} |", a.histogram[b]);
       s += fmt::format(" {} | {} | {} |\n", num(a.mere()), num(a.mare), ascend_text(r, a));
     }
+    s += "\n";
+    // Every precision standard of this run, per op and dtype (the HTML report has the pictures).
+    s += "### Precision standards\n\n";
+    s += "Measured in this run on the same outputs; only the judge of record (--policy " +
+         r.policy +
+         ") decides the verdict. Errors are against the exact value where the oracle gives it "
+         "(sums), else against the value of record (the exact value rounded once).\n\n";
+    s += "| Op | Dtype | Standard | Rule | Measured | Result | Asks for |\n"
+         "|---|---|---|---|---|---|---|\n";
+    for (const auto &a : r.accuracy)
+      for (const auto &x :
+           precision_standards(a.precision, ulp_row(r, a), r.policy, min_cases_of(r)))
+        s += fmt::format(
+            "| {} | {} | {}{} | {} | {} | {} | {}{} |\n", md_cell(a.op), md_cell(a.dtype),
+            md_cell(x.name), x.decides ? " (judge of record)" : "", md_cell(x.thresholds),
+            md_cell(x.measured),
+            x.outcome == StandardResult::Outcome::kFail ? "**fail**" : outcome_name(x.outcome),
+            md_cell(x.needs), x.enough ? "" : " (too few)");
     s += "\n";
   }
 
@@ -714,262 +778,6 @@ std::string render_junit(const CampaignResult &r) {
     s += "  </testsuite>\n";
   }
   s += "</testsuites>\n";
-  return s;
-}
-
-// ---------------------------------------------------------------------------------- HTML
-
-namespace {
-
-constexpr const char *kCss =
-    R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em;color:#222;max-width:1400px}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;font-size:.9em}
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.verdict{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block;border-radius:4px}
-.ok{background:#d8f3d8;color:#145214}.bad{background:#fadada;color:#7a1010}
-.st{font-weight:bold;border-radius:3px;padding:0 .4em;white-space:nowrap}
-.st-conforms{background:#d8f3d8;color:#145214}.st-deviates{background:#fadada;color:#7a1010}
-.st-notreached{background:#eee;color:#555}.st-skipped{background:#fff3c4;color:#6b5200}
-.st-xfail{background:#ffe0c2;color:#7a3d00}.st-undertested{background:#ffe9a8;color:#6b5200}
-.st-variant{background:#dbe9fb;color:#123c73}.warn{background:#fff3c4;color:#6b5200}
-pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
-code{background:#f3f3f3;padding:0 .2em}
-.dev{border:1px solid #e0b4b4;border-radius:4px;padding:.2em 1em;margin:1em 0}
-.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em}
-.chart svg text{font-family:sans-serif;font-size:10px}
-)";
-
-std::string h(const std::string &s) {
-  return html_escape(s);
-}
-
-std::string status_span(const ClauseVerdict &c) {
-  return fmt::format("<span class=\"st st-{}\">{}</span>", status_css(c.status),
-                     h(status_label(c)));
-}
-
-// One ULP-error histogram as an inline SVG bar chart (log scale: counts span many decades). When
-// ulps do not decide the row (sums, the ascend policy) the bars are grey: information only.
-std::string histogram_svg(const AccuracyStats &a, bool decides) {
-  constexpr int kBarW = 44, kGap = 6, kLeft = 8, kTop = 18, kPlotH = 120;
-  constexpr int kW = kLeft * 2 + aclnn_ref::kBucketCount * (kBarW + kGap), kH = kTop + kPlotH + 34;
-  int64_t max = 0;
-  for (int64_t v : a.histogram) max = std::max(max, v);
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "role=\"img\" aria-label=\"{}\">\n",
-      kW, kH, kW, kH, attr("ULP error histogram of " + a.op + " " + a.dtype));
-  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>\n", kLeft,
-                   kTop + kPlotH, kW - kLeft, kTop + kPlotH);
-  for (int b = 0; b < aclnn_ref::kBucketCount; ++b) {
-    const int64_t v = a.histogram[static_cast<size_t>(b)];
-    const double frac = max > 0 ? std::log10(1.0 + static_cast<double>(v)) /
-                                      std::log10(1.0 + static_cast<double>(max))
-                                : 0;
-    const int bh = v > 0 ? std::max(1, static_cast<int>(std::lround(frac * kPlotH))) : 0;
-    const int x = kLeft + b * (kBarW + kGap);
-    const char *color = !decides                  ? "#9e9e9e"
-                        : b == aclnn_ref::kBClass ? "#c0392b"
-                        : b <= aclnn_ref::kB1     ? "#2e86c1"
-                        : b <= aclnn_ref::kB4     ? "#f39c12"
-                                                  : "#c0392b";
-    s += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} ulps: {}"
-        "</title></rect>\n",
-        x, kTop + kPlotH - bh, kBarW, bh, color, h(aclnn_ref::bucket_label(b)), v);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + kBarW / 2,
-                     kTop + kPlotH - bh - 4, v);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + kBarW / 2,
-                     kTop + kPlotH + 14, h(aclnn_ref::bucket_label(b)));
-  }
-  s += fmt::format(
-      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">ulps (bar height: log scale)"
-      "</text>\n",
-      kW / 2, kTop + kPlotH + 30);
-  s += "</svg>";
-  return s;
-}
-
-}  // namespace
-
-std::string render_html(const CampaignResult &r) {
-  std::string s =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<title>aclnn-conform report: " +
-      h(r.sut) + "</title>\n<style>\n" + kCss + "</style>\n</head>\n<body>\n";
-  s += "<h1>aclnn-conform conformance report</h1>\n";
-  const Verdict v = r.verdict();
-  s += fmt::format("<p class=\"verdict {}\">{}</p>\n",
-                   v == Verdict::kConformant   ? "ok"
-                   : v == Verdict::kDeviations ? "bad"
-                                               : "warn",
-                   h(verdict_text(r)));
-  s += "<table>\n";
-  auto rows = identity_rows(r);
-  rows.emplace_back("Clauses", counts_text(r));
-  for (const auto &[k, val] : rows) s += "<tr><th>" + h(k) + "</th><td>" + h(val) + "</td></tr>\n";
-  s += "</table>\n";
-
-  s += "<h2>Clauses</h2>\n<table>\n<tr><th>Clause</th><th>Op</th><th>Status</th><th>Reached</th>"
-       "<th>Min</th><th>Deviations</th><th>Variants matched</th><th>Text</th></tr>\n";
-  for (const auto &c : r.clauses) {
-    s += fmt::format(
-        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td title=\"{}\">{}</td></tr>\n",
-        h(c.id), h(c.op), status_span(c), c.reached, c.min_cases, c.deviations,
-        h(fmt::format("{}", fmt::join(c.variants, ", "))), attr(clause_text(c.id)),
-        h(excerpt(clause_text(c.id))));
-  }
-  s += "</table>\n";
-
-  s +=
-      "<h2>Coverage</h2>\n<p>A clause is judged only when enough cases reach it: at least " +
-      h(min_cases_text(r)) + " in the " + h(r.tier) +
-      " tier. Below that it is <i>under-tested</i> (<i>not reached</i> with none), and the "
-      "verdict is INCOMPLETE (exit 3) unless <code>--allow-incomplete</code> is given.</p>\n<ul>\n";
-  bool short_of = false;
-  for (const auto &c : r.clauses) {
-    if (c.status != ClauseStatus::kNotReached && c.status != ClauseStatus::kUnderTested) continue;
-    s += fmt::format("<li><code>{}</code> ({}): {} reached by {} of the {} cases it needs{}</li>\n",
-                     h(c.id), h(c.op), status_span(c), c.reached, std::max<int64_t>(c.min_cases, 1),
-                     r.allow_incomplete ? " (allowed by --allow-incomplete)" : "");
-    short_of = true;
-  }
-  if (!short_of) s += "<li>Every selected clause was reached often enough.</li>\n";
-  s += "</ul>\n";
-
-  s += "<h2>Deviations</h2>\n";
-  if (r.deviations.empty()) s += "<p>None.</p>\n";
-  for (size_t i = 0; i < r.deviations.size(); ++i) {
-    const Deviation &d = r.deviations[i];
-    s += fmt::format(
-        "<div class=\"dev\" id=\"dev{}\">\n<h3>{}. <code>{}</code> ({}) &ndash; {}</h3>\n", i + 1,
-        i + 1, h(d.clause), h(d.op), h(d.kind.empty() ? "deviation" : d.kind));
-    s += "<table>\n";
-    if (!d.expected_variant.empty())
-      s += "<tr><th>Expected variant</th><td>conforms to variant <code>" + h(d.expected_variant) +
-           "</code> (--expect-variant): does not count against the verdict</td></tr>\n";
-    s += "<tr><th>Variants</th><td>" + h(variants_text(d.variants)) + "</td></tr>\n";
-    s += "<tr><th>Case</th><td><code>" + h(d.summary.empty() ? d.minimal.describe() : d.summary) +
-         "</code></td></tr>\n";
-    if (!d.call.empty())
-      s += "<tr><th>Call in flight</th><td><code>" + h(d.call) + "</code></td></tr>\n";
-    if (!expected_got(d).empty())
-      s += "<tr><th>Status</th><td>" + h(expected_got(d)) + "</td></tr>\n";
-    if (!d.origin.empty())
-      s += "<tr><th>Origin</th><td>" +
-           h(fmt::format("{} (shrunk in {} steps)", d.origin, d.shrink_steps)) + "</td></tr>\n";
-    if (d.found_at_case > 0 || d.found_at_seconds > 0)
-      s += "<tr><th>Found after</th><td>" +
-           h(fmt::format("{} cases, {:.1f} s", d.found_at_case, d.found_at_seconds)) +
-           "</td></tr>\n";
-    s += "<tr><th>Repro</th><td>" +
-         (d.repro_file.empty() ? std::string("(none written)")
-                               : "<code>" + h(d.repro_file) + "</code>") +
-         "</td></tr>\n";
-    if (!d.corpus_file.empty())
-      s += "<tr><th>Corpus entry</th><td><code>" + h(d.corpus_file) + "</code></td></tr>\n";
-    if (!d.case_id.empty())
-      s += "<tr><th>Re-run</th><td><code>aclnn-conform replay OUT/corpus --case " + h(d.case_id) +
-           "</code></td></tr>\n";
-    const auto values = small_case_values(d.minimal);
-    for (const auto &[name, line] : values)
-      s += "<tr><th>" + h(name) + "</th><td><code>" + h(line) + "</code></td></tr>\n";
-    if (values.empty())
-      s += "<tr><th>Inputs</th><td>(more than " + std::to_string(kSmallCase) +
-           " elements: see the repro or the corpus entry)</td></tr>\n";
-    s += "</table>\n<pre>" + h(d.all_failures.empty() ? d.detail : d.all_failures) +
-         "</pre>\n</div>\n";
-  }
-
-  s += "<h2>Accuracy</h2>\n";
-  if (r.accuracy.empty()) {
-    s += "<p>No outputs compared.</p>\n";
-  } else {
-    s += "<p>" + h(kAccuracyIntro) + "</p>\n";
-    s += "<table>\n<tr><th>Op</th><th>Dtype</th><th>Judged by</th><th>Elements</th>"
-         "<th>Max ulps</th><th>MERE</th><th>MARE</th><th>Ascend standard</th></tr>\n";
-    for (const auto &a : r.accuracy) {
-      const AscendRow row = ascend_row(a);
-      const std::string ascend =
-          !row.known         ? "n/a"
-          : ascend_policy(r) ? fmt::format("<span class=\"st st-{}\">{}</span> (T = {}; decides)",
-                                           row.pass ? "conforms" : "deviates",
-                                           row.pass ? "pass" : "fail", h(num(row.threshold)))
-                             : h(ascend_text(r, a));
-      s += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}{}</td>"
-          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-          h(a.op), h(a.dtype), h(judged_by(r, a)), a.elements, h(max_ulps_text(a)),
-          ulps_decide(r, a) ? "" : " (information)", h(num(a.mere())), h(num(a.mare)), ascend);
-    }
-    s += "</table>\n<div class=\"charts\">\n";
-    for (const auto &a : r.accuracy) {
-      const bool decides = ulps_decide(r, a);
-      s += "<div class=\"chart\"><div><b>" + h(a.op) + "</b> " + h(a.dtype) +
-           fmt::format(" &ndash; {} elements, max ulps {}{}</div>\n", a.elements,
-                       h(max_ulps_text(a)), decides ? "" : " (information: not the verdict rule)");
-      s += histogram_svg(a, decides) + "\n</div>\n";
-    }
-    s += "</div>\n";
-  }
-
-  s += "<h2>Skipped, expected failures, expected variants and unreached clauses</h2>\n"
-       "<p>Nothing below is a conformance statement: each entry is a property that did not run, "
-       "or whose failure was tolerated or explained by an expected variant, or a clause too few "
-       "cases exercised.</p>\n<ul>\n";
-  bool any = false;
-  for (const auto &e : r.skipped) {
-    s += "<li>Skipped by request (" + h(item_kind(e)) + "): <code>" + h(e) +
-         "</code> &ndash; not checked in this campaign.</li>\n";
-    any = true;
-  }
-  for (const auto &e : r.xfails) {
-    s += "<li>Expected failure (xfail, " + h(item_kind(e)) + "): <code>" + h(e) +
-         "</code> &ndash; failures are tolerated and do not count against the verdict.</li>\n";
-    any = true;
-  }
-  for (const auto &c : r.clauses) {
-    std::string why;
-    switch (c.status) {
-      case ClauseStatus::kConforms:
-      case ClauseStatus::kDeviates:
-        continue;
-      case ClauseStatus::kSkipped:
-        why = listed_in(r.skipped, c.id) ? "skipped by request &ndash; not checked"
-                                         : "not selected by --clauses &ndash; not checked";
-        break;
-      case ClauseStatus::kExpectedFailure:
-        why = fmt::format("expected failure (xfail) &ndash; {} deviation(s) in {} cases tolerated",
-                          c.deviations, c.reached);
-        break;
-      case ClauseStatus::kConformsToVariant:
-        why = fmt::format(
-            "&ndash; {} of {} cases follow the expected variant, not the behaviour of record",
-            c.deviations, c.reached);
-        break;
-      case ClauseStatus::kNotReached:
-        why = "&ndash; no case exercised it";
-        break;
-      case ClauseStatus::kUnderTested:
-        why = fmt::format("&ndash; {} of {} cases", c.reached, c.min_cases);
-        break;
-    }
-    s += "<li>Clause <code>" + h(c.id) + "</code> (" + h(c.op) + "): " + status_span(c) + " " +
-         why + "</li>\n";
-    any = true;
-  }
-  if (!any) s += "<li>None: every clause was exercised and judged.</li>\n";
-  s += "</ul>\n<h2>Warnings</h2>\n";
-  if (r.warnings.empty())
-    s += "<p>None.</p>\n";
-  else {
-    s += "<ul>\n";
-    for (const auto &w : r.warnings) s += "<li>" + h(w) + "</li>\n";
-    s += "</ul>\n";
-  }
-  s += "</body>\n</html>\n";
   return s;
 }
 

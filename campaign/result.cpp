@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "campaign/causes.hpp"
+
 namespace aclnn_conform {
 
 std::string clause_status_name(ClauseStatus s) {
@@ -192,6 +194,7 @@ nlohmann::json to_json(const CampaignResult &r) {
   j["tool_version"] = r.tool_version;
   j["sut"] = r.sut;
   j["sut_identity"] = to_json(r.sut_identity);
+  j["competitor"] = r.competitor;
   j["product"] = r.product;
   j["tier"] = r.tier;
   j["policy"] = r.policy;
@@ -256,8 +259,33 @@ nlohmann::json to_json(const CampaignResult &r) {
     put_number(row, "mare", a.mare);
     row["rules"] = a.rules;
     put_number(row, "max_bound_ratio", a.max_bound_ratio);
+    if (a.precision.cases > 0) row["precision"] = to_json(a.precision);
     j["accuracy"].push_back(std::move(row));
   }
+  // Derived from the counterexamples (recomputed when read back): causes and clauses counted
+  // apart, since one cause can touch many clauses.
+  j["causes"] = nlohmann::json::array();
+  int64_t counting = 0;
+  for (const auto &g : group_causes(r)) {
+    counting += g.counts ? 1 : 0;
+    j["causes"].push_back({{"id", g.id},
+                           {"title", g.title},
+                           {"signature", g.signature},
+                           {"op", g.op},
+                           {"kind", g.kind},
+                           {"expected_status", g.expected_status},
+                           {"got_status", g.got_status},
+                           {"message_class", g.message_class},
+                           {"variant", g.variant},
+                           {"value_error", g.value_error},
+                           {"counts", g.counts},
+                           {"clauses", g.clauses},
+                           {"deviations", g.deviations}});
+  }
+  j["cause_count"] = counting;
+  j["deviating_clause_count"] =
+      std::count_if(r.clauses.begin(), r.clauses.end(),
+                    [](const ClauseVerdict &c) { return c.status == ClauseStatus::kDeviates; });
   j["warnings"] = r.warnings;
   j["skipped"] = r.skipped;
   j["xfails"] = r.xfails;
@@ -277,6 +305,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   r.tool_version = j.at("tool_version");
   r.sut = j.at("sut");
   r.sut_identity = sut_identity_from_json(j.at("sut_identity"));
+  r.competitor = j.at("competitor");
   r.product = j.at("product");
   r.tier = j.at("tier");
   r.policy = j.at("policy");
@@ -342,6 +371,11 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     s.max_bound_ratio = get_number(a, "max_bound_ratio");
     for (int b = 0; b < aclnn_ref::kBucketCount; ++b)
       s.histogram[static_cast<size_t>(b)] = a.at("histogram").at(aclnn_ref::bucket_label(b));
+    if (a.contains("precision")) {
+      s.precision = precision_from_json(a.at("precision"));
+      s.precision.op = s.op;
+      s.precision.dtype = s.dtype;
+    }
     r.accuracy.push_back(std::move(s));
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
@@ -378,10 +412,11 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
     const CampaignResult &s = shards[i];
     if (s.sut != m.sut || s.product != m.product || s.seed != m.seed || s.policy != m.policy ||
         s.sut_identity.sha256 != m.sut_identity.sha256 ||
-        s.expected_variants != m.expected_variants || s.clause_pattern != m.clause_pattern)
+        s.expected_variants != m.expected_variants || s.clause_pattern != m.clause_pattern ||
+        s.competitor != m.competitor)
       throw std::runtime_error("shard " + s.shard +
                                " is of another campaign (SUT, its SHA-256, product, seed, "
-                               "policy, expected variants or clause pattern differ)");
+                               "policy, expected variants, clause pattern or competitor differ)");
     if (!shard_names.insert(s.shard).second)
       throw std::runtime_error("shard " + s.shard + " appears twice");
     sources.insert(s.shard_source);
@@ -422,6 +457,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       t.max_bound_ratio = std::max(t.max_bound_ratio, a.max_bound_ratio);
       for (const auto &rule : a.rules)
         if (!listed(t.rules, rule)) t.rules.push_back(rule);
+      t.precision.merge(a.precision);
     }
     for (const auto &w : s.warnings)
       if (warnings.insert(w).second) m.warnings.push_back(w);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/precision.hpp"
 #include "properties/case.hpp"
 #include "reference/compare.hpp"
 
@@ -16,7 +17,9 @@ namespace aclnn_conform {
 
 // 2: typed statuses (expected_status is an int, expected_clause its clause), non-finite numbers
 // as null plus a "<field>_nonfinite" string, the verdict, the SUT's identity, coverage minimums.
-constexpr int kSchemaVersion = 2;
+// 3: cause groups ("causes", "cause_count", "deviating_clause_count"), the precision standards'
+// tallies and error samples per accuracy row ("precision"), the competitor ("competitor").
+constexpr int kSchemaVersion = 3;
 
 // aclnn-conform's version: the CMake project version, recorded in every report.
 std::string conform_version();
@@ -114,6 +117,8 @@ struct AccuracyStats {
   // "ascend" (MERE/MARE), "exact" (set by the campaign; empty: unknown).
   std::vector<std::string> rules{};
   double max_bound_ratio = 0;  // "sum": the largest |got - exact| / bound (<= 1 passes)
+  // The precision standards' tallies and error samples (precision.hpp); cases == 0: none.
+  PrecisionStats precision;
   double mere() const { return elements ? mere_weighted_sum / elements : 0; }
 };
 
@@ -121,6 +126,7 @@ struct CampaignResult {
   int schema = kSchemaVersion;
   std::string sut;  // as given: "builtin" or a path
   SutIdentity sut_identity;
+  std::string competitor;    // --competitor: the second library, as given ("" without one)
   std::string tool_version;  // aclnn-conform's version (the CMake project version)
   std::string product;       // ascend910b, ...
   std::string tier;          // smoke, ci, nightly

@@ -15,8 +15,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <thread>
 
+#include "campaign/precision.hpp"
 #include "properties/judge.hpp"
 #include "properties/protocol.hpp"
 #include "properties/runner.hpp"
@@ -149,7 +151,6 @@ std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContex
   return out;
 }
 
-
 // Walks the task's rapidcheck shrink tree, keeping a candidate whenever still_fails says it fails
 // the same way; stops at the attempt limit or the deadline. Returns the smallest case found.
 Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
@@ -191,6 +192,29 @@ std::string phase_call(const OpDescriptor &op, const Outcome &o) {
 
 std::string status_clause(const aclnn_ref::Verdict &v) {
   return v.ok() ? "" : v.clause;
+}
+
+// The precision standards' tallies of a valid call the SUT ran (precision.hpp), with the
+// competitor run on the same case. Reported only: an oracle failure here judges nothing.
+nlohmann::json precision_json(const Task &t, const Case &c, const Outcome &o,
+                              const WorkerContext &ctx) {
+  nlohmann::json out = nlohmann::json::array();
+  if (o.harness_error || o.status != 0 || !t.op->check(c, {}).ok()) return out;
+  try {
+    std::optional<Outcome> other;
+    if (ctx.competitor) other = run_case(*ctx.competitor, *t.op, c);
+    const uint64_t key = std::hash<std::string>{}(t.origin);
+    for (const auto &p :
+         collect_precision(*t.op, c, o, other ? &*other : nullptr, ctx.cfg->competitor, key)) {
+      auto j = to_json(p);
+      j["op"] = p.op;
+      j["dtype"] = p.dtype;
+      out.push_back(std::move(j));
+    }
+  } catch (const std::exception &) {
+    out = nlohmann::json::array();  // the oracle cannot evaluate this case: no tallies
+  }
+  return out;
 }
 
 }  // namespace
@@ -278,6 +302,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   for (const auto &cmp : jd.j.comparisons)
     if (!cmp.untouched_check && cmp.count > 0 && cmp.error.empty())
       r["comparisons"].push_back(comparison_json(op, cmp));
+  r["precision"] = precision_json(t, c, o, ctx);
   if (jd.target.empty()) {
     r["seconds"] = seconds();
     return r;

@@ -23,6 +23,7 @@ using WorkerClock = std::chrono::steady_clock;
 // What the worker needs beyond the tasks.
 struct WorkerContext {
   const Sut *sut = nullptr;
+  const Sut *competitor = nullptr;  // --competitor: run on every valid case for the ratios
   const CampaignConfig *cfg = nullptr;
   std::set<std::string> saturated;  // clauses with enough kept counterexamples: no shrinking
   WorkerClock::time_point deadline = WorkerClock::time_point::max();  // the budget's wall

@@ -367,6 +367,9 @@ int run_cli(int argc, char **argv) {
 
   auto add_common = [&](CLI::App *c) {
     c->add_option("--sut", cfg.sut, "builtin, or the path of a shared library exporting the ABI");
+    c->add_option("--competitor", cfg.competitor,
+                  "a second aclnn library (builtin or a path) run on every valid case: the "
+                  "report gives SUT/competitor error ratios (reported, not the verdict)");
     c->add_option("--soc", soc,
                   "product whose gates apply: ascend910b, ascend910_93, ascend910, ascend310p");
     c->add_option("--product-emulation", emulation,

@@ -14,6 +14,7 @@ packages=(
   python3 python3-numpy
   libssl-dev libxml2-utils python3-jsonschema
   libdnnl-dev  # oneDNN 2.6 for the real SUT suts/onednn (~40 MB with libdnnl2)
+  chromium  # the HTML report's browser test (tests/reports/check_browser.sh)
 )
 
 missing=()

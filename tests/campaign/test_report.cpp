@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "campaign/report.hpp"
@@ -416,9 +417,33 @@ TEST(ReportHtml, IsSelfContainedEscapedAndHasAHistogramPerOpAndDtype) {
   const std::string html = render_html(r);
   EXPECT_TRUE(contains(html, "<!DOCTYPE html>"));
   EXPECT_TRUE(contains(html, "<style>"));
-  // No scripts and no external resources.
-  for (const char *bad : {"<script", "<link", "src=", "href=", "@import", "url("})
+  // No scripts and no external resources; links only within the page or to files beside it.
+  for (const char *bad :
+       {"<script", "<link", "src=", "@import", "url(", "href=\"http", "href=\"//", "href=\"file:"})
     EXPECT_FALSE(contains(html, bad)) << bad;
+  // Every internal link has its target: the summary grid, contents, causes, clauses and
+  // counterexamples are linked both ways.
+  const std::regex href("href=\"#([^\"]+)\""), id_attr(" id=\"([^\"]+)\"");
+  std::set<std::string> ids, targets;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), id_attr);
+       it != std::sregex_iterator(); ++it)
+    EXPECT_TRUE(ids.insert((*it)[1]).second) << "duplicate id " << (*it)[1];
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href); it != std::sregex_iterator();
+       ++it)
+    targets.insert((*it)[1]);
+  for (const auto &t : targets) EXPECT_TRUE(ids.count(t)) << "#" << t << " has no target";
+  for (const char *t : {"summary", "toc", "causes", "clause-GELU-VALUE-1", "dev-1", "dev-2",
+                        "cause-1", "op-GeluBackward", "prec-GeluBackward-fp32", "standards"})
+    EXPECT_TRUE(targets.count(t)) << t << " is not linked";
+  // Deviating clauses come first in their op's table.
+  const size_t table = html.find("id=\"op-GeluBackward-clauses\"");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(html.find("id=\"clause-GELU-BCAST-2\"", table),
+            html.find("id=\"clause-GELU-NULL-1\"", table));
+  // Each counterexample links its repro; the output's bytes are labelled as the pre-call fill.
+  EXPECT_TRUE(contains(html, "<a href=\"repros/repro_GeluBackward_GELU-VALUE-1_1.cpp\">"));
+  EXPECT_TRUE(contains(
+      html, "gradInput<br><span class=\"small muted\">output: the bytes it held before the call"));
   // One inline SVG chart per op x dtype.
   size_t svgs = 0, closes = 0;
   for (size_t p = 0; (p = html.find("<svg ", p)) != std::string::npos; ++p) ++svgs;
@@ -433,7 +458,7 @@ TEST(ReportHtml, IsSelfContainedEscapedAndHasAHistogramPerOpAndDtype) {
   EXPECT_TRUE(contains(html, "DEVIATIONS: 2 deviating clauses"));
   EXPECT_TRUE(contains(html, "<tr><th>SUT SHA-256</th><td>9f86d08"));
   EXPECT_TRUE(contains(html, "<span class=\"st st-undertested\">under-tested</span>"));
-  EXPECT_TRUE(contains(html, "<h2>Coverage</h2>"));
+  EXPECT_TRUE(contains(html, "<h2 id=\"coverage\">Coverage</h2>"));
   EXPECT_TRUE(contains(html, "#9e9e9e"));  // grey bars: the sum row's ulps decide nothing
   EXPECT_FALSE(contains(html, "7.26e+19"));
   EXPECT_TRUE(contains(html, "repros/repro_GeluBackward_GELU-VALUE-1_1.cpp"));
