@@ -375,7 +375,8 @@ std::string ascend_text(const CampaignResult &r, const AccuracyStats &a) {
 }
 
 const char *const kAccuracyIntro =
-    "Every compared output element against the value of record. Each row names the rule that "
+    "Every compared output element against the oracle (ulps measured at the exact value, "
+    "VAL-TOL-1). Each row names the rule that "
     "judged it; the verdict follows only that rule (the campaign's policy: ulp or ascend). Sums "
     "(LayerNormBackward's and GroupedBiasAddGrad's reductions) are judged by the condition-aware "
     "sum bound, so their ulp distances are information. The Ascend precision standard (MERE < T "
@@ -597,8 +598,7 @@ std::string render_markdown(const CampaignResult &r) {
     s += "### Precision standards\n\n";
     s += "Measured in this run on the same outputs; only the judge of record (--policy " +
          r.policy +
-         ") decides the verdict. Errors are against the exact value where the oracle gives it "
-         "(sums), else against the value of record (the exact value rounded once).\n\n";
+         ") decides the verdict. Errors are against the exact value (integers are exact).\n\n";
     s += "| Op | Dtype | Standard | Rule | Measured | Result | Asks for |\n"
          "|---|---|---|---|---|---|---|\n";
     for (const auto &a : r.accuracy)

@@ -571,8 +571,8 @@ struct Page {
          "the judge of record (--policy " +
          h(r.policy) +
          ") decides the verdict; the others are reported. Errors are against the exact value "
-         "where the oracle gives it (sums), else against the value of record (the exact value "
-         "rounded once to the output dtype, within half an ulp of it). Thresholds: ulp &le; 1 "
+         "(the oracle's, before its one rounding to the output dtype; integers are exact). "
+         "Thresholds: ulp &le; 1 "
          "(fp16, bf16) or 2 (fp32) for elementwise outputs, condition-aware bound for sums; Ascend "
          "MERE &lt; T and MARE &lt; 10 T with T = 2^-10 fp16, 2^-7 bf16, 2^-13 fp32; double "
          "thousandth / ten-thousandth: share of elements with relative error &gt; 1e-3 / 1e-4 "
