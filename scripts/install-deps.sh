@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libboost-dev libmpfr-dev libgmp-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libsleef-dev libhwy-dev
+  libhwy-dev  # Highway: the SIMD layer of impl/ (SLEEF was measured and dropped: docs/performance.md)
   clang-format
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes (fuzz/, `cmake --preset fuzz`)
   python3 python3-numpy
