@@ -92,7 +92,8 @@ struct Child {
   CallTrace *trace = nullptr;  // MAP_SHARED with the worker
   std::vector<Task> batch;
   std::vector<CrashShrink> shrinks;
-  size_t done = 0;  // result lines received (tasks first, then shrinks)
+  size_t done = 0;                 // result lines received (tasks first, then shrinks)
+  bool pipe_closed_alive = false;  // its result pipe closed, yet it did not exit: killed
   std::string buffer;
 };
 
@@ -445,6 +446,14 @@ class Campaign {
       const std::string line = c.buffer.substr(0, nl);
       c.buffer.erase(0, nl + 1);
       if (line.size() < 2) continue;
+      if (line[0] == 'N') {  // a note on what the SUT did to the worker's process
+        try {
+          add_warning(nlohmann::json::parse(line.substr(2)).value("note", std::string("?")));
+        } catch (const std::exception &e) {
+          add_warning(std::string("unreadable worker line: ") + e.what());
+        }
+        continue;
+      }
       const size_t at = c.done++;
       nlohmann::json j;
       try {
@@ -482,7 +491,7 @@ class Campaign {
 
   // Ends a worker and everything in its process group, and returns its wait status (status, if
   // the worker was already reaped).
-  int reap(Child &c, int status) {
+  int reap(Child &c, int status, CallTrace *last = nullptr) {
     if (status < 0) {
       // A worker that closed its result pipe but lives on gets a moment to exit by itself.
       const auto until = Clock::now() + std::chrono::milliseconds(500);
@@ -490,6 +499,7 @@ class Campaign {
         if (Clock::now() >= until) {
           kill(c.pid, SIGKILL);
           waitpid(c.pid, &status, 0);
+          c.pipe_closed_alive = true;
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -499,6 +509,7 @@ class Campaign {
     drain_output(c);
     close(c.fd);
     close(c.output_fd);
+    if (last) *last = *c.trace;  // as the worker left it: it is gone now
     munmap(c.trace, sizeof(CallTrace));
     c.pid = -1;
     return status;
@@ -525,8 +536,9 @@ class Campaign {
   // goes back to the queue.
   void finish(Child &c, bool timed_out, int status) {
     if (timed_out) kill(c.pid, SIGKILL);
-    const CallTrace trace = *c.trace;
-    status = reap(c, status);
+    // Read once the worker is gone: a worker whose pipe closed early may still be writing it.
+    CallTrace trace{};
+    status = reap(c, status, &trace);
     const size_t total = c.batch.size() + c.shrinks.size();
     if (c.done >= total) return;
     if (stop_requested()) return;
@@ -545,8 +557,24 @@ class Campaign {
     const Task &t = c.batch[c.done];
     const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
     std::string what;
-    if (timed_out)
+    const double limit_gib = worker_memory_limit_gib();
+    const double data_gib = static_cast<double>(trace.data_bytes_at_death) / (1 << 30);
+    if (trace.fatal[0])
+      what = trace.fatal;
+    else if (c.pipe_closed_alive)
+      what = fmt::format(
+          "the worker's result pipe closed while it ran on, {} {} (the SUT closed or replaced "
+          "descriptors it does not own?); the worker was stopped",
+          trace.in_sut ? "inside" : "after", call);
+    else if (timed_out)
       what = fmt::format("no return from {} within {:.3g} s (killed)", call, case_timeout());
+    else if (WIFSIGNALED(status) && trace.in_sut && trace.death_signal && limit_gib > 0 &&
+             data_gib >= limit_gib / 2)
+      // Under RLIMIT_DATA an allocation beyond the limit fails, and the SUT then dies of it.
+      what = fmt::format(
+          "the SUT exceeded the worker's {:.3g} GiB memory limit in {}: it died of signal {} ({}) "
+          "with {:.2f} GiB of data allocated",
+          limit_gib, call, WTERMSIG(status), strsignal(WTERMSIG(status)), data_gib);
     else if (WIFSIGNALED(status))
       what = fmt::format("{}: signal {} ({}){}",
                          trace.in_sut ? "the SUT crashed in " + call
@@ -581,6 +609,12 @@ class Campaign {
     for (size_t i = c.done + 1; i < c.batch.size(); ++i) pending_.push_front(c.batch[i]);
     // Crash shrinks queued behind it go back too.
     for (const auto &s : c.shrinks) crash_queue_.push_back(s);
+  }
+
+  // A warning once, however many workers send it.
+  void add_warning(std::string w) {
+    if (std::find(result_.warnings.begin(), result_.warnings.end(), w) == result_.warnings.end())
+      result_.warnings.push_back(std::move(w));
   }
 
   std::string memory_note() const {

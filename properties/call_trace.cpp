@@ -8,6 +8,7 @@ namespace aclnn_conform {
 namespace {
 
 CallTrace *g_sink = nullptr;
+void (*g_after_sut)() = nullptr;
 
 template <size_t N>
 void copy_text(char (&dst)[N], std::string_view s) {
@@ -23,6 +24,9 @@ void set_call_trace(CallTrace *sink) {
 }
 CallTrace *call_trace() {
   return g_sink;
+}
+void set_after_sut_hook(void (*hook)()) {
+  g_after_sut = hook;
 }
 
 ClauseScope::ClauseScope(std::string_view clause) {
@@ -46,6 +50,7 @@ void enter_sut(std::string_view call) {
 
 void leave_sut() {
   if (g_sink) __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
+  if (g_after_sut) g_after_sut();
 }
 
 }  // namespace aclnn_conform

@@ -15,7 +15,18 @@ struct CallTrace {
   char call[192];        // the call, e.g. "aclnnGeluBackwardGetWorkspaceSize(executor = NULL)"
   int in_sut;            // 1 while control is inside the SUT (between enter and leave)
   long long entered_ns;  // CLOCK_MONOTONIC when the call was entered (for hang detection)
+  // Set by a worker about to die of something the SUT did to the process (e.g. closed the
+  // worker's result pipe): the reason the parent records ("" = none).
+  char fatal[256];
+  // Set by the worker's fatal-signal handler: the signal, and the process's data segment (what
+  // RLIMIT_DATA limits) at that moment, so that running out of memory is told from a crash.
+  int death_signal;
+  long long data_bytes_at_death;
 };
+
+// Called after every return from the SUT (leave_sut) when set: the campaign's worker checks there
+// what the SUT may have done to the process (descriptors, signal handlers). nullptr: none.
+void set_after_sut_hook(void (*hook)());
 
 // Installs the process's sink (nullptr: tracing off). Not thread-safe: set once per worker.
 void set_call_trace(CallTrace *sink);

@@ -81,6 +81,11 @@ void check_memory(const OpDescriptor &op, const Case &c, const Outcome &o, bool 
     if (!t.present) continue;
     if (!o.guards_intact[i])
       j.add("ABI-INPUT-1", false, fmt::format("wrote outside the storage of {}", name));
+    if (i < o.changed_after_return.size() && o.changed_after_return[i] >= 0)
+      j.add("ABI-INPUT-1", false,
+            fmt::format("{} changed after the call had returned (storage byte {} differs a moment "
+                        "later): something the SUT left running writes into it",
+                        name, o.changed_after_return[i]));
     if (i == 0 && !o.workspace_guards_intact)
       j.add("ABI-INPUT-1", false,
             fmt::format("wrote outside its workspace of {} bytes (the size phase one asked for)",

@@ -1,7 +1,10 @@
 #include "properties/runner.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "properties/call_trace.hpp"
@@ -10,12 +13,22 @@ namespace aclnn_conform {
 
 namespace {
 
+int g_late_write_us = 0;
+// Checked calls: the process's first and every 32nd. A wait on every call would cost the fastest
+// ops a third of their rate (docs/robustness.md, section 5).
+constexpr long long kLateWriteEvery = 32;
+long long g_calls = 0;
+
 std::string recent_error_traced(const Sut &sut) {
   ClauseScope clause("ABI-ERRMSG-1");
   return traced("aclGetRecentErrMsg", [&] { return sut.recent_error(); });
 }
 
 }  // namespace
+
+void set_late_write_check(int microseconds) {
+  g_late_write_us = microseconds;
+}
 
 Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const RunOptions &options) {
   Outcome out;
@@ -94,6 +107,20 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     bool intact = true;
     out.storage_after.push_back(s->read_storage(intact));
     out.guards_intact.push_back(intact);
+  }
+  if (g_late_write_us > 0 && g_calls++ % kLateWriteEvery == 0) {
+    // The call has returned and the stream is synchronised: nothing may change any more.
+    std::this_thread::sleep_for(std::chrono::microseconds(g_late_write_us));
+    for (size_t i = 0; i < staged.size(); ++i) {
+      bool intact = true;
+      const auto again = staged[i]->read_storage(intact);
+      const auto &first = out.storage_after[i];
+      int64_t changed = -1;
+      for (size_t b = 0; b < std::min(again.size(), first.size()) && changed < 0; ++b)
+        if (again[b] != first[b]) changed = static_cast<int64_t>(b);
+      if (changed < 0 && intact != out.guards_intact[i]) changed = 0;
+      out.changed_after_return.push_back(changed);
+    }
   }
   return out;
 }

@@ -30,7 +30,17 @@ struct Outcome {
   std::vector<bool> guards_intact;
   // Whether the guard regions around the workspace held (a kernel used no more than it asked).
   bool workspace_guards_intact = true;
+  // Per tensor, when the late-write check is on (set_late_write_check): the first storage byte
+  // that changed between the copy back after the call and a second copy a moment later (a thread
+  // the SUT left running writes into it), or -1.
+  std::vector<int64_t> changed_after_return;
 };
+
+// The late-write check: on the process's first run_case and every 32nd after it, run_case copies
+// every storage back a second time, this many microseconds after the first copy, and records what
+// changed in between. 0 (the default): off. The campaign's workers turn it on; it costs the wait
+// and a second copy on the calls it checks.
+void set_late_write_check(int microseconds);
 
 struct RunOptions {
   aclFormat format = ACL_FORMAT_ND;  // the storage format every tensor is created with

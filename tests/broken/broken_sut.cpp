@@ -9,18 +9,34 @@
 //   - GroupedBiasAddGradV2's first phase writes *executor before checking it: it crashes on
 //     executor == NULL (ABI-TWOPHASE-2, found only by the protocol probe),
 //   - with ACLNN_BROKEN_HOSTILE set, GeluBackward's second phase also misbehaves towards its
-//     caller: "fork" leaves two sleeping children holding every inherited descriptor, "flood"
-//     writes 256 KB to stdout and stderr, "exit" calls exit(0) (tests of the worker pool).
+//     caller (tests of the worker pool):
+//       "fork"     leaves two sleeping children holding every inherited descriptor,
+//       "flood"    writes 256 KB to stdout and stderr,
+//       "exit"     calls exit(0),
+//       "abort"    calls abort(),
+//       "alloc"    allocates 256 MiB blocks without bound, and aborts when one is refused, as
+//                  C++ does on std::bad_alloc (a safety cap stops it at 4 GiB),
+//       "stdio"    closes descriptor 0 and points 1 and 2 at /dev/null,
+//       "closefds" closes every descriptor from 3 to 1023 (the caller's pipes among them),
+//       "signals"  ignores SIGTERM, SIGINT, SIGCHLD and SIGPIPE and installs handlers of its own
+//                  for SIGALRM and SIGSEGV (the latter hangs),
+//       "thread"   returns, but leaves a thread writing into gradInput until the caller destroys
+//                  the tensor (at most 2 s; it never writes after the destroy),
+//       "guard"    after a correct run, flips the byte just past the end of gradInput's storage.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -55,11 +71,13 @@ struct View {
   int64_t offset;
   aclDataType dtype;
   void *data;
+  int64_t storage_elements;
 };
 std::mutex mutex;
 std::map<const aclTensor *, View> views;
-std::map<aclOpExecutor *, std::vector<View>> gelu_jobs;  // executors whose output is redone
-std::map<aclOpExecutor *, bool> skipped;                 // executors that must not run
+std::map<aclOpExecutor *, std::vector<View>> gelu_jobs;     // executors whose output is redone
+std::map<aclOpExecutor *, bool> skipped;                    // executors that must not run
+std::map<aclOpExecutor *, const aclTensor *> gelu_outputs;  // for the hostile modes
 
 View view_of(const aclTensor *t) {
   std::lock_guard lock(mutex);
@@ -151,6 +169,80 @@ double gelu_tanh_grad(double x) {
   return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x);
 }
 
+// "thread": keeps changing out's first element while the caller still holds the tensor.
+void late_writer(const aclTensor *tensor, View out) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (uint8_t k = 1; std::chrono::steady_clock::now() < until; ++k) {
+    {
+      std::lock_guard lock(mutex);
+      const auto it = views.find(tensor);
+      if (it == views.end() || it->second.data != out.data) return;  // destroyed
+      static_cast<uint8_t *>(out.data)[out.offset * static_cast<int64_t>(esize(out.dtype))] ^= k;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void hang_on_segv(int) {
+  for (;;) pause();
+}
+void ignore_alarm(int) {}
+
+// Misbehaviour towards the caller before the real call (ACLNN_BROKEN_HOSTILE).
+void hostile_before(const char *how) {
+  if (std::strcmp(how, "fork") == 0) {
+    for (int k = 0; k < 2; ++k)
+      if (fork() == 0) {
+        sleep(30);
+        _exit(0);
+      }
+  } else if (std::strcmp(how, "flood") == 0) {
+    static const std::string chunk(4096, 'x');
+    for (int k = 0; k < 32; ++k) {
+      fwrite(chunk.data(), 1, chunk.size(), stdout);
+      fwrite(chunk.data(), 1, chunk.size(), stderr);
+    }
+    fflush(stdout);
+  } else if (std::strcmp(how, "exit") == 0) {
+    std::exit(0);
+  } else if (std::strcmp(how, "abort") == 0) {
+    std::abort();
+  } else if (std::strcmp(how, "alloc") == 0) {
+    constexpr size_t kBlock = size_t{256} << 20;
+    for (int k = 0; k < 16; ++k) {
+      void *p = std::malloc(kBlock);
+      if (!p) std::abort();
+      // Only the first page is touched: RLIMIT_DATA counts what is allocated, and touching all
+      // of it takes seconds per GiB on a loaded machine (the hang detector's business).
+      std::memset(p, k + 1, 4096);
+    }
+    std::abort();  // the safety cap: never more than 4 GiB, limit or not
+  } else if (std::strcmp(how, "stdio") == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    if (null > 2) close(null);
+    close(0);
+  } else if (std::strcmp(how, "closefds") == 0) {
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+  } else if (std::strcmp(how, "signals") == 0) {
+    for (int sig : {SIGTERM, SIGINT, SIGCHLD, SIGPIPE}) signal(sig, SIG_IGN);
+    signal(SIGALRM, ignore_alarm);
+    signal(SIGSEGV, hang_on_segv);
+  }
+}
+
+// Misbehaviour after the real call wrote out (ACLNN_BROKEN_HOSTILE).
+void hostile_after(const char *how, const aclTensor *out_tensor, const View &out) {
+  if (std::strcmp(how, "thread") == 0) {
+    std::thread(late_writer, out_tensor, out).detach();
+  } else if (std::strcmp(how, "guard") == 0) {
+    // The storage ends here; the caller's memory beyond it is not the op's.
+    static_cast<uint8_t *>(
+        out.data)[out.storage_elements * static_cast<int64_t>(esize(out.dtype))] ^= 0xFF;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -190,11 +282,14 @@ ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t
                    storageDimsNum, tensorData);
   if (t) {
     std::lock_guard lock(mutex);
+    int64_t storage = 1;
+    for (uint64_t i = 0; i < storageDimsNum; ++i) storage *= storageDims[i];
     views[t] = View{{viewDims, viewDims + viewDimsNum},
                     {stride, stride + viewDimsNum},
                     offset,
                     dataType,
-                    tensorData};
+                    tensorData,
+                    storage};
   }
   return t;
 }
@@ -221,6 +316,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTenso
     std::vector<View> job = {view_of(dy), view_of(x), view_of(out)};
     std::lock_guard lock(mutex);
     gelu_jobs[*ex] = job;
+    gelu_outputs[*ex] = out;
   }
   return s;
 }
@@ -229,32 +325,19 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackward(void *w, uint64_t n, aclOpExec
                                                   aclrtStream s) {
   static auto f = fn<decltype(&aclnnGeluBackward)>("aclnnGeluBackward");
   std::vector<View> job;
+  const aclTensor *out_tensor = nullptr;
   {
     std::lock_guard lock(mutex);
     auto it = gelu_jobs.find(ex);
     if (it != gelu_jobs.end()) {
       job = it->second;
       gelu_jobs.erase(it);
+      out_tensor = gelu_outputs[ex];
+      gelu_outputs.erase(ex);
     }
   }
-  if (const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE")) {
-    if (std::strcmp(hostile, "fork") == 0) {
-      for (int k = 0; k < 2; ++k)
-        if (fork() == 0) {
-          sleep(30);
-          _exit(0);
-        }
-    } else if (std::strcmp(hostile, "flood") == 0) {
-      static const std::string chunk(4096, 'x');
-      for (int k = 0; k < 32; ++k) {
-        fwrite(chunk.data(), 1, chunk.size(), stdout);
-        fwrite(chunk.data(), 1, chunk.size(), stderr);
-      }
-      fflush(stdout);
-    } else if (std::strcmp(hostile, "exit") == 0) {
-      std::exit(0);
-    }
-  }
+  const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
+  if (hostile) hostile_before(hostile);
   const aclnnStatus st = f(w, n, ex, s);
   if (st != ACLNN_SUCCESS || job.empty()) return st;
   const View &dy = job[0], &x = job[1], &out = job[2];
@@ -264,6 +347,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackward(void *w, uint64_t n, aclOpExec
     store_at(static_cast<char *>(out.data) + position(out, out.dims, i) * esize(out.dtype),
              out.dtype, v);
   }
+  if (hostile && numel(out) > 0) hostile_after(hostile, out_tensor, out);
   return st;
 }
 

@@ -28,4 +28,15 @@ inline Case layer_norm_row(int64_t n) {
   return c;
 }
 
+// GeluBackward on n float32 values: the call the hostile modes (ACLNN_BROKEN_HOSTILE) act in.
+inline Case gelu_row(int64_t n) {
+  Case c;
+  c.op = "GeluBackward";
+  const std::vector<double> xs(static_cast<size_t>(n), 0.5);
+  c.tensors = {{"gradOutput", values_tensor(DType::kFloat32, {n}, xs)},
+               {"self", values_tensor(DType::kFloat32, {n}, xs)},
+               {"gradInput", output_tensor(DType::kFloat32, {n})}};
+  return c;
+}
+
 }  // namespace aclnn_conform::test

@@ -2,6 +2,7 @@
 // shards that merge into the whole, and the corpus.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "broken_cases.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
+#include "campaign/worker.hpp"
 #include "edge_cases/edge_case.hpp"
 #include "properties/op.hpp"
 
@@ -231,13 +233,13 @@ using namespace aclnn_conform;
 // A library that misbehaves towards its caller inside a call (ACLNN_BROKEN_HOSTILE): the campaign
 // survives with its report, keeps the SUT's output out of its own, and records what breaks the
 // contract.
-CampaignResult hostile_campaign(const char *how, const std::string &dir) {
+CampaignResult hostile_campaign(const char *how, const std::string &dir, int64_t cases = 30) {
   setenv("ACLNN_BROKEN_HOSTILE", how, 1);
   std::ostringstream log;
   CampaignConfig cfg = small_config(fresh_dir(dir));
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
   cfg.ops = {"GeluBackward"};
-  cfg.cases = 30;
+  cfg.cases = cases;
   cfg.case_timeout_seconds = 5;
   CampaignResult r = run_campaign(cfg, log);
   unsetenv("ACLNN_BROKEN_HOSTILE");
@@ -279,6 +281,132 @@ TEST(CampaignOnHostileSut, ExitInsideACallIsADeviation) {
               d.call == "aclnnGeluBackward";
   EXPECT_TRUE(exited);
   EXPECT_FALSE(r.conformant());
+}
+
+// The deviations whose detail contains text.
+std::vector<Deviation> deviations_with(const CampaignResult &r, const std::string &text) {
+  std::vector<Deviation> out;
+  for (const auto &d : r.deviations)
+    if (d.detail.find(text) != std::string::npos) out.push_back(d);
+  return out;
+}
+
+bool warned(const CampaignResult &r, const std::string &text) {
+  return std::any_of(r.warnings.begin(), r.warnings.end(),
+                     [&](const std::string &w) { return w.find(text) != std::string::npos; });
+}
+
+// Every generated case is still counted, whatever the SUT did to its workers.
+void expect_whole_run(const CampaignResult &r, int64_t cases) {
+  EXPECT_GE(r.cases, cases);
+  EXPECT_FALSE(r.clauses.empty());
+  EXPECT_FALSE(r.interrupted);
+}
+
+// abort() inside a call: a crash of that call, with its signal.
+TEST(CampaignOnHostileSut, AbortInsideACallIsACrash) {
+  const CampaignResult r = hostile_campaign("abort", "hostile-abort");
+  expect_whole_run(r, 30);
+  const auto ds = deviations_with(r, "signal 6");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().kind, "crash");
+  EXPECT_EQ(ds.front().call, "aclnnGeluBackward");
+  EXPECT_NE(ds.front().detail.find("the SUT crashed in aclnnGeluBackward"), std::string::npos)
+      << ds.front().detail;
+}
+
+// Allocation without bound under the worker's memory limit (here 1 GiB): reported as memory
+// beyond the limit, not as a timeout or a bare crash. Sanitizer builds run workers without a
+// limit (their shadow memory needs the address space), so the test cannot run there.
+TEST(CampaignOnHostileSut, UnboundedAllocationExceedsTheMemoryLimit) {
+  setenv("ACLNN_CONFORM_MEMORY_GIB", "1", 1);
+  if (worker_memory_limit_gib() <= 0) {
+    unsetenv("ACLNN_CONFORM_MEMORY_GIB");
+    GTEST_SKIP() << "workers run without a memory limit in this build (sanitizers)";
+  }
+  const CampaignResult r = hostile_campaign("alloc", "hostile-alloc", 10);
+  unsetenv("ACLNN_CONFORM_MEMORY_GIB");
+  expect_whole_run(r, 10);
+  const auto ds = deviations_with(r, "exceeded the worker's 1 GiB memory limit");
+  ASSERT_FALSE(ds.empty()) << (r.deviations.empty() ? "" : r.deviations.front().detail);
+  EXPECT_EQ(ds.front().call, "aclnnGeluBackward");
+  EXPECT_TRUE(deviations_with(r, "no return from").empty()) << "reported as a hang";
+}
+
+// Descriptors 0-2 closed or redirected inside a call: the worker puts them back, the run goes on,
+// and the report notes it; it is not a deviation of its own.
+TEST(CampaignOnHostileSut, ClosedStandardDescriptorsAreNotedAndPutBack) {
+  testing::internal::CaptureStdout();
+  const CampaignResult r = hostile_campaign("stdio", "hostile-stdio");
+  testing::internal::GetCapturedStdout();
+  expect_whole_run(r, 30);
+  EXPECT_TRUE(warned(r,
+                     "closed or replaced file descriptor(s) 0, 1, 2 of its caller in "
+                     "aclnnGeluBackward"))
+      << testing::PrintToString(r.warnings);
+  for (const auto &d : r.deviations) EXPECT_NE(d.kind, "crash") << d.detail;
+}
+
+// Every descriptor above 2 closed inside a call, the worker's result pipe among them: each such
+// call is a deviation saying so, and the other workers and cases carry on.
+TEST(CampaignOnHostileSut, AClosedResultPipeIsADeviation) {
+  const CampaignResult r = hostile_campaign("closefds", "hostile-closefds");
+  expect_whole_run(r, 30);
+  const auto ds = deviations_with(r, "closed or replaced the worker's result pipe");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_NE(ds.front().detail.find("in aclnnGeluBackward"), std::string::npos) << ds.front().detail;
+}
+
+// Signal handlers installed inside a call: noted, and the ones the worker needs put back. The
+// SUT's SIGSEGV handler hangs; put back, a later crash in the same worker is still a crash (the
+// broken LayerNorm on a row of 3), not a hang.
+TEST(CampaignOnHostileSut, SignalHandlersAreNotedAndPutBack) {
+  const fs::path dir = fresh_dir("hostile-signals");
+  fs::create_directories(dir / "cases");
+  std::ofstream(dir / "cases" / "a-gelu.json") << to_json(test::gelu_row(8)).dump();
+  std::ofstream(dir / "cases" / "b-crash.json") << to_json(test::layer_norm_row(3)).dump();
+  std::ofstream(dir / "cases" / "c-fine.json") << to_json(test::layer_norm_row(4)).dump();
+  setenv("ACLNN_BROKEN_HOSTILE", "signals", 1);
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(dir.string());
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.jobs = 1;  // one worker: the handlers are installed in the process that then crashes
+  cfg.case_timeout_seconds = 3;
+  const CampaignResult r = replay_cases(cfg, {(dir / "cases").string()}, log);
+  unsetenv("ACLNN_BROKEN_HOSTILE");
+  EXPECT_EQ(r.cases, 3);
+  bool noted = false;
+  for (const auto &w : r.warnings)
+    noted |= w.find("changed the handlers of") != std::string::npos &&
+             w.find("SIGCHLD") != std::string::npos && w.find("SIGALRM") != std::string::npos &&
+             w.find("put back") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A crash (signal 11; under ASan, whose own SIGSEGV handler reports and exits, an exit).
+  std::vector<Deviation> crashes;
+  for (const auto &d : r.deviations)
+    if (d.kind == "crash" && d.op == "LayerNormBackward") crashes.push_back(d);
+  ASSERT_EQ(crashes.size(), 1u);
+  EXPECT_NE(crashes.front().detail.find("LayerNormBackwardGetWorkspaceSize"), std::string::npos)
+      << crashes.front().detail;
+  EXPECT_TRUE(deviations_with(r, "no return from").empty()) << "the SUT's handler hung the crash";
+}
+
+// A thread left running after the call returned, still writing into an output: a deviation.
+TEST(CampaignOnHostileSut, WritesAfterTheCallReturnedAreADeviation) {
+  const CampaignResult r = hostile_campaign("thread", "hostile-thread");
+  expect_whole_run(r, 30);
+  const auto ds = deviations_with(r, "gradInput changed after the call had returned");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().clause, "ABI-INPUT-1");
+}
+
+// A write into the guard region past an output's storage: a deviation naming the tensor.
+TEST(CampaignOnHostileSut, WritesIntoTheGuardRegionAreADeviation) {
+  const CampaignResult r = hostile_campaign("guard", "hostile-guard");
+  expect_whole_run(r, 30);
+  const auto ds = deviations_with(r, "wrote outside the storage of gradInput");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds.front().clause, "ABI-INPUT-1");
 }
 
 }  // namespace
