@@ -2,12 +2,13 @@
 // gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
-// Float dtypes: the factor and the product in double (relative error below 2^-51), rounded once to
-// the output dtype, in Highway vectors (the same IEEE operations on every target, so every target
-// gives the same bits). The inputs are exact in float; a block is staged through L1 only where it
-// is not already a contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the
-// exact value is needed to round to nearest even, so the factor is a double-double (lambda and
-// lambda*alpha from the spec's 32-digit decimals), the product is formed exactly with an FMA, and
+// Float dtypes: the factor and the product as a double-double, rounded to odd in one double and
+// then once to the output dtype (so the result is the exact value correctly rounded), in Highway
+// vectors (the same IEEE operations on every target, so every target gives the same bits). The
+// inputs are exact in float; a block is staged through L1 only where it is not already a
+// contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
+// needed to round to nearest even, so the factor is a double-double (lambda and lambda*alpha from
+// the spec's 32-digit decimals), the product is formed exactly with an FMA, and
 // ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
 #include "impl/simd_targets.hpp"
 
@@ -27,11 +28,43 @@ namespace hn = hwy::HWY_NAMESPACE;
 void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
   simd::HWY_NAMESPACE::BinaryTo(
       in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-        const auto lambda = hn::Set(dd, ew::kSeluLambdaHi);
+        const hn::RebindToSigned<decltype(dd)> di;
+        const auto zero = hn::Zero(dd);
+        // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
+        // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
+        const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
+        const auto s = hn::Add(vy, la);
+        const auto bb = hn::Sub(s, vy);
+        const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
         // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-        const auto neg = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
-                                 hn::Set(dd, ew::kSeluLambdaAlphaLo));
-        return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(dd)), lambda, neg));
+        const auto pos = hn::Ge(vy, zero);
+        const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
+        const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
+                                       hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
+        // hi + lo = dy * (fh + fl) to far below an ulp of hi: Dekker's exact product (no FMA, so
+        // every target gives the same bits) plus dy * fl.
+        const auto split = [&](auto a, auto &ah, auto &al) {
+          const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
+          ah = hn::Sub(c, hn::Sub(c, a));
+          al = hn::Sub(a, ah);
+        };
+        const auto hi = hn::Mul(vdy, fh);
+        auto ah = zero, al = zero, bh = zero, bl = zero;
+        split(vdy, ah, al);
+        split(fh, bh, bl);
+        const auto err = hn::Add(
+            hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+            hn::Mul(al, bl));
+        const auto lo = hn::Add(err, hn::Mul(vdy, fl));
+        // Rounded to odd (truncate hi + lo toward zero, set the last bit when inexact): the one
+        // rounding to fp16/bf16/float that follows is then the correct rounding of the exact
+        // value (VAL-EXACT-1), also where hi alone is a tie, e.g. at the overflow threshold.
+        const auto hb = hn::BitCast(di, hi);
+        const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
+        const auto odd =
+            hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
+        const auto inexact = hn::And(hn::Ne(lo, zero), hn::And(hn::IsFinite(hi), hn::IsFinite(lo)));
+        return hn::IfThenElse(inexact, hn::BitCast(dd, odd), hi);
       });
 }
 
