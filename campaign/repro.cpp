@@ -917,8 +917,15 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
                          double_literal(r.lo), double_literal(r.hi), double_literal(exact));
       }
       s += "    };\n";
-      s += fmt::format("    deviations += CheckOutput({}Arg, k{}Expected, {}, {}, {});\n",
-                       argvars[i], vars[i], ascend ? "true" : "false",
+      std::string checked = argvars[i] + "Arg";
+      if (argvars[i] != vars[i]) {  // in-place: the input's storage, named as the output
+        checked = vars[i] + "InPlace";
+        s += fmt::format("    ReproTensor {} = {}Arg;  // {} is {}'s view\n    {}.name = {};\n",
+                         checked, argvars[i], name, c.alias_of(name)->input, checked,
+                         c_string(name));
+      }
+      s += fmt::format("    deviations += CheckOutput({}, k{}Expected, {}, {}, {});\n", checked,
+                       vars[i], ascend ? "true" : "false",
                        double_literal(aclnn_ref::ascend_threshold(t.dtype)), options.max_printed);
     }
     s += "  }\n";

@@ -347,7 +347,7 @@ TEST(SeluBackwardAccuracy, Fp16Bf16Exhaustive_SELU_VALUE_1) {
 }
 
 // A bf16 y beyond 2^53 loses lambda*alpha in one double (y + lambda*alpha == y), and dy*y can
-// be exactly the overflow threshold 0x1.fep127 (a tie): the exact value dy*(y + lambda*alpha) is
+// be exactly the overflow threshold 0x1.ffp127 (a tie): the exact value dy*(y + lambda*alpha) is
 // just below it in magnitude and must round to the largest finite bf16, not to -inf
 // (VAL-EXACT-1, VAL-OVERFLOW-1). Found by the campaign's overflow-threshold cases.
 TEST(SeluBackwardAccuracy, TieOfTheDoubleProductRoundsOnce_SELU_VALUE_1) {
@@ -358,12 +358,12 @@ TEST(SeluBackwardAccuracy, TieOfTheDoubleProductRoundsOnce_SELU_VALUE_1) {
   ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
   Mp e;
   mp_selu_grad(e.v, bf16_to_float(dy[0]), bf16_to_float(y[0]));
-  Mp max, threshold;  // 0x1.fcp127 and 0x1.fep127
-  mpfr_set_ui_2exp(max.v, 254, 120, MPFR_RNDN);
-  mpfr_set_ui_2exp(threshold.v, 255, 120, MPFR_RNDN);
+  Mp max, threshold;  // the largest finite bf16 0x1.fep127, and 0x1.ffp127
+  mpfr_set_ui_2exp(max.v, 255, 120, MPFR_RNDN);
+  mpfr_set_ui_2exp(threshold.v, 511, 119, MPFR_RNDN);
   ASSERT_GT(mpfr_cmpabs(e.v, max.v), 0);
   ASSERT_LT(mpfr_cmpabs(e.v, threshold.v), 0) << "the case is not just below the threshold";
-  EXPECT_EQ(out[0], 0xff7f);  // -0x1.fep127 rounds to -max, not -inf
+  EXPECT_EQ(out[0], 0xff7f);  // rounds to -max, not -inf
   EXPECT_EQ(out[1], 0x7f7f);
 }
 
