@@ -670,8 +670,14 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
     vars.push_back(var_name(name));
     phase_one_args.push_back(t.present ? vars.back() : "nullptr");
   }
+  // In-place use: an aliased output has no storage of its own; it is the input's ReproTensor
+  // (argvars), and that input may change within its view like an output.
+  std::vector<std::string> argvars = vars;
+  for (size_t i = 0; i < c.tensors.size(); ++i)
+    if (const Alias *a = c.alias_of(c.tensors[i].first)) argvars[i] = var_name(a->input);
   auto is_output = [&](const std::string &name) {
-    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end() ||
+           c.alias_of(name, true) != nullptr;
   };
 
   s += "\nint main() {\n";
@@ -708,6 +714,12 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
       s += fmt::format("  // {}: NULL (passed as nullptr)\n", name);
       continue;
     }
+    if (const Alias *a = c.alias_of(name)) {
+      s += fmt::format(
+          "  // {}: in-place, exactly the view of {} ({})\n", name, a->input,
+          a->same_handle ? "the same aclTensor" : "a second aclTensor over the same memory");
+      continue;
+    }
     s += fmt::format("  // {}: {} [{}], strides [{}], offset {}, storage {} elements\n", name,
                      aclnn_ref::dtype_name(t.dtype), fmt::join(t.shape, ", "),
                      fmt::join(t.strides, ", "), t.offset, t.storage_elements());
@@ -729,7 +741,7 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
   {
     bool first = true;
     for (size_t i = 0; i < c.tensors.size(); ++i) {
-      if (!c.tensors[i].second.present) continue;
+      if (!c.tensors[i].second.present || c.alias_of(c.tensors[i].first)) continue;
       s += (first ? "" : ", ") + ("&" + vars[i] + "Arg");
       first = false;
     }
@@ -740,9 +752,25 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
        "    CHECK_RET(ret != 2, return 2);\n"
        "    CHECK_RET(ret == 0, return 1);\n"
        "  }\n";
-  for (size_t i = 0; i < c.tensors.size(); ++i)
-    if (c.tensors[i].second.present)
-      s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], vars[i]);
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    if (!c.tensors[i].second.present) continue;
+    const Alias *a = c.alias_of(c.tensors[i].first);
+    if (a && !a->same_handle) {
+      const std::string &in = argvars[i];
+      s += fmt::format(
+          "  // In-place: a second aclTensor over {0}'s memory, exactly its view.\n"
+          "  const int64_t {1}StorageDims[1] = {{static_cast<int64_t>({0}Arg.storage.size() / "
+          "{0}Arg.elementSize)}};\n"
+          "  aclTensor *{1} = aclCreateTensor({0}Arg.shape.data(), {0}Arg.shape.size(), "
+          "{0}Arg.dataType, {0}Arg.strides.data(), {0}Arg.offset, aclFormat::ACL_FORMAT_ND, "
+          "{1}StorageDims, 1, static_cast<unsigned char *>({0}Arg.deviceAddr) + kGuardBytes);\n"
+          "  CHECK_RET({1} != nullptr, LOG_PRINT(\"DEVIATION (ABI-TENSOR-1): aclCreateTensor "
+          "refused the in-place view\\n\"); return 1);\n",
+          in, vars[i]);
+    } else {
+      s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], argvars[i]);
+    }
+  }
 
   const auto cleanup = [&] {
     s += "\n  // 6. 释放aclTensor和device资源\n"
@@ -864,7 +892,7 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
             "      LOG_PRINT(\"DEVIATION: {} must not be written but was modified\\n\");\n"
             "      deviations++;\n"
             "    }}\n",
-            name, vars[i], vars[i], name);
+            name, argvars[i], argvars[i], name);
         continue;
       }
       const int64_t n = e->values.numel();
@@ -889,7 +917,14 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
                          double_literal(r.lo), double_literal(r.hi), double_literal(exact));
       }
       s += "    };\n";
-      s += fmt::format("    deviations += CheckOutput({}Arg, k{}Expected, {}, {}, {});\n", vars[i],
+      std::string checked = argvars[i] + "Arg";
+      if (argvars[i] != vars[i]) {  // in-place: the input's storage, named as the output
+        checked = vars[i] + "InPlace";
+        s += fmt::format("    ReproTensor {} = {}Arg;  // {} is {}'s view\n    {}.name = {};\n",
+                         checked, argvars[i], name, c.alias_of(name)->input, checked,
+                         c_string(name));
+      }
+      s += fmt::format("    deviations += CheckOutput({}, k{}Expected, {}, {}, {});\n", checked,
                        vars[i], ascend ? "true" : "false",
                        double_literal(aclnn_ref::ascend_threshold(t.dtype)), options.max_printed);
     }

@@ -53,10 +53,14 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.kind = kind >= 93      ? Task::Kind::kProtocol
            : kind % 3 == 2 ? Task::Kind::kInvalid
                            : Task::Kind::kValid;
+  // Large cases take a good fraction of a second each: not at the smoke tier.
+  t.large = cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && t.op->gen_large &&
+            (h >> 48) % 24 == 0;
   t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
   const int max = tier_max_size(cfg.tier);
   t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
-  t.origin = fmt::format("seed {:#x} index {} {} size {}", cfg.seed, k, kind_name(t.kind), t.size);
+  t.origin = fmt::format("seed {:#x} index {} {}{} size {}", cfg.seed, k, t.large ? "large " : "",
+                         kind_name(t.kind), t.size);
   return t;
 }
 
@@ -66,6 +70,7 @@ bool product_runs(const Case &c, const CampaignConfig &cfg) {
 
 rc::Shrinkable<Case> task_shrinkable(const Task &t, const CampaignConfig &cfg) {
   auto gen = t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(cfg.product)
+             : t.large                      ? t.op->gen_large(cfg.product)
                                             : t.op->gen_valid(cfg.product);
   // Invalid generators also break product gates by switching the product: on a SUT that runs as
   // one product those cases (and their shrinks) are filtered out.
@@ -125,6 +130,21 @@ std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops
         tasks.push_back(std::move(t));
         break;
       }
+    }
+  // Large valid calls, generated (and shrunk) in the worker like any generated case.
+  for (int j = 0; j < (cfg.tier == Tier::kSmoke ? 0 : 2); ++j)
+    for (const auto *op : ops) {
+      if (!op->gen_large) continue;
+      Task t;
+      t.index = -2000000 - k++;
+      t.op = op;
+      t.kind = Task::Kind::kValid;
+      t.large = true;
+      t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(t.index)));
+      t.size = tier_max_size(cfg.tier);
+      t.origin = fmt::format("large valid call {} of {} (seed {:#x} index {})", j + 1, op->name,
+                             cfg.seed, t.index);
+      tasks.push_back(std::move(t));
     }
   return tasks;
 }

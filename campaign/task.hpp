@@ -29,6 +29,7 @@ struct Task {
   Kind kind = Kind::kValid;
   uint64_t seed = 0;
   int size = 0;
+  bool large = false;  // a valid case from the op's gen_large (threaded paths, workspaces)
   std::shared_ptr<const Case> stored;   // corpus, edge and fixed-probe cases
   std::shared_ptr<const EdgeCase> row;  // edge rows
   std::string origin;                   // how to find the case again, for reports
@@ -42,7 +43,8 @@ struct Task {
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 
 // Global index k of the seed space: its op, kind (two valid cases to one invalid, one protocol
-// probe in 32) and size drawn from a hash of k, its own seed. Shard i of N takes the k with
+// probe in 32; above the smoke tier, one valid case in 24 is large where the op has large cases)
+// and size drawn from a hash of k, its own seed. Shard i of N takes the k with
 // k mod N = i, and so runs every op whatever N is.
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);
@@ -59,7 +61,8 @@ bool product_runs(const Case &c, const CampaignConfig &cfg);
 std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops);
 
 // One protocol probe per op on a small fixed valid call (so every SUT gets the two-phase rules
-// probed at the start, whatever the budget).
+// probed at the start, whatever the budget), then (above the smoke tier) per op with large cases
+// two large valid calls of the campaign's seed: threaded paths and workspaces in any budget.
 std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops,
                                     const CampaignConfig &cfg);
 

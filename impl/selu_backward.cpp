@@ -2,13 +2,13 @@
 // gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
-// Float dtypes: the factor and the product in double (relative error below 2^-51; FLOAT16 and
-// BFLOAT16 in float, below 2^-22, which is plenty for their 11/8 bits), rounded once to the
-// output dtype, in Highway vectors (the same IEEE operations on every target, so every target
-// gives the same bits). The inputs are exact in float; a block is staged through L1 only where it
-// is not already a contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the
-// exact value is needed to round to nearest even, so the factor is a double-double (lambda and
-// lambda*alpha from the spec's 32-digit decimals), the product is formed exactly with an FMA, and
+// Float dtypes: the factor and the product as a double-double, rounded to odd in one double and
+// then once to the output dtype (so the result is the exact value correctly rounded), in Highway
+// vectors (the same IEEE operations on every target, so every target gives the same bits). The
+// inputs are exact in float; a block is staged through L1 only where it is not already a
+// contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
+// needed to round to nearest even, so the factor is a double-double (lambda and lambda*alpha from
+// the spec's 32-digit decimals), the product is formed exactly with an FMA, and
 // ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
 #include "impl/simd_targets.hpp"
 
@@ -25,25 +25,47 @@ namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
-// `narrow` (FLOAT16/BFLOAT16 computation): the same in float vectors, twice the lanes: the factor
-// is within 2^-23 relative (y + la_hi is exact where it cancels, Sterbenz), the product within
-// 2^-22, so the one rounding to 16 bits stays within 0.51 ulp.
-void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
-                   size_t n) {
-  const auto f = [](auto d, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-    using T = hn::TFromD<decltype(d)>;
-    const auto lambda = hn::Set(d, static_cast<T>(ew::kSeluLambdaHi));
-    const T la_hi = static_cast<T>(ew::kSeluLambdaAlphaHi);
-    const T la_lo = static_cast<T>((ew::kSeluLambdaAlphaHi - static_cast<double>(la_hi)) +
-                                   ew::kSeluLambdaAlphaLo);
-    // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-    const auto neg = hn::Add(hn::Add(vy, hn::Set(d, la_hi)), hn::Set(d, la_lo));
-    return hn::Mul(vdy, hn::IfThenElse(hn::Ge(vy, hn::Zero(d)), lambda, neg));
-  };
-  if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n, f);
-  else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, f);
+void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
+  simd::HWY_NAMESPACE::BinaryTo(
+      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+        const hn::RebindToSigned<decltype(dd)> di;
+        const auto zero = hn::Zero(dd);
+        // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
+        // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
+        const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
+        const auto s = hn::Add(vy, la);
+        const auto bb = hn::Sub(s, vy);
+        const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
+        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+        const auto pos = hn::Ge(vy, zero);
+        const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
+        const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
+                                       hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
+        // hi + lo = dy * (fh + fl) to far below an ulp of hi: Dekker's exact product (no FMA, so
+        // every target gives the same bits) plus dy * fl.
+        const auto split = [&](auto a, auto &ah, auto &al) {
+          const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
+          ah = hn::Sub(c, hn::Sub(c, a));
+          al = hn::Sub(a, ah);
+        };
+        const auto hi = hn::Mul(vdy, fh);
+        auto ah = zero, al = zero, bh = zero, bl = zero;
+        split(vdy, ah, al);
+        split(fh, bh, bl);
+        const auto err = hn::Add(
+            hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+            hn::Mul(al, bl));
+        const auto lo = hn::Add(err, hn::Mul(vdy, fl));
+        // Rounded to odd (truncate hi + lo toward zero, set the last bit when inexact): the one
+        // rounding to fp16/bf16/float that follows is then the correct rounding of the exact
+        // value (VAL-EXACT-1), also where hi alone is a tie, e.g. at the overflow threshold.
+        const auto hb = hn::BitCast(di, hi);
+        const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
+        const auto odd =
+            hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
+        const auto inexact = hn::And(hn::Ne(lo, zero), hn::And(hn::IsFinite(hi), hn::IsFinite(lo)));
+        return hn::IfThenElse(inexact, hn::BitCast(dd, odd), hi);
+      });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -116,7 +138,6 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
   const auto es = static_cast<int64_t>(dtype_size(t));
   const bool direct = so == es;
   const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
-  const int narrow = t != ACL_FLOAT;
   alignas(64) float bdy[ew::kBlock], by[ew::kBlock];
   alignas(64) double res[ew::kBlock];
   for (int64_t done = 0; done < n; done += ew::kBlock) {
@@ -125,10 +146,10 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, narrow, in.a, in.b, out + done * so, static_cast<size_t>(m));
+      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
     } else {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, narrow, in.a, in.b, res, static_cast<size_t>(m));
+      (in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }

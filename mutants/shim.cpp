@@ -209,6 +209,17 @@ aclnnStatus phase_two(void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s, Rea
     auto it = calls.find(ex);
     if (it != calls.end()) c = &it->second;  // std::map nodes are stable
   }
+  if (c) {
+    c->in_snapshots.clear();
+    for (auto &v : c->in) {
+      bool aliased = false;
+      for (const auto &o : c->out) aliased |= v.present && o.present && o.data == v.data;
+      if (!aliased || !v.data) continue;
+      const char *p = static_cast<const char *>(v.data);
+      c->in_snapshots.emplace_back(p, p + v.storage_numel() * v.element_size());
+      v.data = c->in_snapshots.back().data();
+    }
+  }
   aclnnStatus status;
   if (auto st = before_phase_two(c, w, n, ex)) {
     status = *st;

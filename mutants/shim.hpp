@@ -64,6 +64,10 @@ struct Call {
   uint64_t workspace_size = 0;            // what phase one answered
   int runs = 0;                           // phase-two calls that reached the real executor
   bool token = false;  // the executor is a token_executor(): phase two runs it as GeluBackward
+  // In-place calls (an output over an input's storage): the inputs' storage as it was before
+  // phase two; `in` then points into these copies, so a hook recomputing an output reads the
+  // inputs of the call, not what the real kernel wrote over them.
+  std::vector<std::vector<char>> in_snapshots;
 };
 
 // Hooks: every one has a forwarding default. Return a status from a before_* hook to answer the

@@ -20,6 +20,12 @@ TensorArg *Case::tensor(std::string_view name) {
   return nullptr;
 }
 
+const Alias *Case::alias_of(std::string_view name, bool as_input) const {
+  for (const auto &a : aliases)
+    if ((as_input ? a.input : a.output) == name) return &a;
+  return nullptr;
+}
+
 const AttrValue *Case::attr(std::string_view name) const {
   for (const auto &[n, a] : attrs)
     if (n == name) return &a;
@@ -114,6 +120,9 @@ std::string Case::describe() const {
       s += fmt::format("(strides [{}] offset {})", fmt::join(t.strides, ","), t.offset);
   }
   for (const auto &[n, a] : attrs) s += fmt::format(" {}={}", n, attr_text(a));
+  for (const auto &a : aliases)
+    s += fmt::format(" in-place {}={}{}", a.output, a.input,
+                     a.same_handle ? "" : " (second aclTensor over its memory)");
   return s;
 }
 
@@ -153,6 +162,12 @@ nlohmann::json to_json(const Case &c) {
         },
         a);
     j["attrs"].push_back(aj);
+  }
+  if (!c.aliases.empty()) {
+    j["aliases"] = nlohmann::json::array();
+    for (const auto &a : c.aliases)
+      j["aliases"].push_back(
+          {{"output", a.output}, {"input", a.input}, {"same_handle", a.same_handle}});
   }
   return j;
 }
@@ -243,6 +258,19 @@ Case case_from_json(const nlohmann::json &j) {
     else if (aj.contains("bools"))
       a = aj["bools"].get<std::vector<bool>>();
     c.attrs.emplace_back(name, a);
+  }
+  if (j.contains("aliases")) {
+    for (const auto &aj : j.at("aliases")) {
+      Alias a{aj.at("output").get<std::string>(), aj.at("input").get<std::string>(),
+              aj.value("same_handle", true)};
+      // The runner stages the output as the input: both descriptions must be the same view.
+      const TensorArg *o = c.tensor(a.output), *i = c.tensor(a.input);
+      if (!o || !i || !o->present || !i->present || o->dtype != i->dtype || o->shape != i->shape ||
+          o->strides != i->strides || o->offset != i->offset || o->storage != i->storage)
+        throw std::runtime_error("case: alias " + a.output + "=" + a.input +
+                                 " names tensors that are not the same present view");
+      c.aliases.push_back(std::move(a));
+    }
   }
   return c;
 }

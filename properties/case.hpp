@@ -22,11 +22,23 @@ using aclnn_ref::Product;
 using AttrValue =
     std::variant<std::monostate, double, int64_t, std::vector<int64_t>, std::vector<bool>>;
 
+// In-place use (ABI-INPUT-1): the output is staged as exactly the input's view, over the input's
+// storage. The Case still holds the output's TensorArg (the same dtype, view and storage as the
+// input's before the call), so the oracle and the judge read it as usual.
+struct Alias {
+  std::string output, input;
+  bool same_handle = true;  // one aclTensor for both; false: a second aclTensor over the memory
+};
+
 struct Case {
   std::string op;  // registry name, e.g. "GeluBackward"
   Product product = Product::kAtlasA2;
   std::vector<std::pair<std::string, TensorArg>> tensors;  // ABI parameter names, in order
   std::vector<std::pair<std::string, AttrValue>> attrs;
+  std::vector<Alias> aliases;  // in-place outputs (elementwise ops only)
+
+  // The alias whose output (or input, with as_input) is name, or nullptr.
+  const Alias *alias_of(std::string_view name, bool as_input = false) const;
 
   const TensorArg *tensor(std::string_view name) const;
   TensorArg *tensor(std::string_view name);

@@ -277,4 +277,140 @@ rc::Gen<TensorArg> output(Shape shape, DType dtype, LayoutOptions options) {
   });
 }
 
+rc::Gen<TensorArg> fill_view_large(TensorArg a, rc::Gen<uint64_t> bits) {
+  return rc::gen::exec([a, bits] {
+    TensorArg t = a;
+    const auto pool = *rc::gen::container<std::vector<uint64_t>>(64, bits);
+    uint64_t state = *rc::gen::arbitrary<uint64_t>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      state += 0x9e3779b97f4a7c15ull;  // splitmix64
+      uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      t.set_bits_at(i, pool[(z ^ (z >> 31)) % pool.size()]);
+    }
+    return t;
+  });
+}
+
+rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elements,
+                       int64_t max_elements) {
+  return rc::gen::exec([valid, output, min_elements, max_elements] {
+    Case c = *rc::gen::suchThat(valid, [&output](const Case &k) {
+      const TensorArg *o = k.tensor(output);
+      return k.aliases.empty() && o && o->present && o->numel() > 0 && o->shape.size() < 8;
+    });
+    const TensorArg out = *c.tensor(output);
+    const int64_t target = *rc::gen::inRange(min_elements, max_elements + 1);
+    const int64_t k = (target + out.numel() - 1) / out.numel();
+    for (auto &[name, t] : c.tensors) {
+      if (!t.present || t.shape.size() != out.shape.size()) continue;
+      Shape s = t.shape;
+      s.insert(s.begin(), k);
+      const TensorArg old = t;
+      t = name == output ? *gen::output(s, t.dtype) : *layout(s, t.dtype);
+      if (name == output) continue;
+      const int64_t n = old.numel();
+      for (int64_t i = 0; i < t.numel(); ++i) t.set_bits_at(i, old.bits_at(i % n));
+    }
+    c.refresh_views();
+    return c;
+  });
+}
+
+BitsPairs overflow_threshold_pairs(DType dtype,
+                                   const std::function<long double(long double)> &factor) {
+  int m = 0, emax = 0;  // fraction bits and largest exponent
+  if (dtype == DType::kFloat16)
+    m = 10, emax = 15;
+  else if (dtype == DType::kBFloat16)
+    m = 7, emax = 127;
+  else
+    return {};
+  const long double t = std::ldexp(2.0L - std::ldexp(1.0L, -(m + 1)), emax);
+  const long double near = std::ldexp(1.0L, emax - m - 1), very_near = std::ldexp(1.0L, emax - 24);
+  BitsPairs close, closest;
+  for (uint64_t xb = 0; xb < 0x10000; ++xb) {
+    const double x = aclnn_ref::decode(&xb, dtype);
+    if (!std::isfinite(x)) continue;
+    const long double f = factor(x);
+    if (!std::isfinite(f) || f == 0) continue;
+    const uint64_t d0 = bits_of(static_cast<double>(t / std::fabs(f)), dtype);
+    for (int k = -1; k <= 1; ++k) {
+      const uint64_t db = step_ulps(d0, dtype, k);
+      const double dy = aclnn_ref::decode(&db, dtype);
+      if (!std::isfinite(dy) || dy <= 0) continue;
+      const long double gap = std::fabs(dy * std::fabs(f) - t);
+      if (gap > near) continue;
+      const uint64_t sign = uint64_t{1} << 15;
+      for (uint64_t s : {uint64_t{0}, sign})
+        (gap <= very_near ? closest : close).push_back({xb, db | s});
+    }
+  }
+  // All of the closest, then at most 64 of the others, spread over the list.
+  const size_t step = std::max<size_t>(1, close.size() / 64);
+  for (size_t i = 0; i < close.size(); i += step) closest.push_back(close[i]);
+  return closest;
+}
+
+rc::Gen<Case> sometimes_at_overflow_threshold(rc::Gen<Case> valid, std::string output,
+                                              std::string x, std::string dy,
+                                              std::function<const BitsPairs &(DType)> pairs,
+                                              int one_in) {
+  return rc::gen::exec([=] {
+    Case c = *valid;
+    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    const TensorArg *o = c.tensor(output), *a = c.tensor(x), *b = c.tensor(dy);
+    if (!o || !a || !b || !o->present || !a->present || !b->present || o->numel() == 0 ||
+        a->shape != o->shape || b->shape != o->shape || a->dtype != o->dtype ||
+        b->dtype != o->dtype)
+      return c;
+    const BitsPairs &p = pairs(o->dtype);
+    if (p.empty()) return c;
+    const int64_t n = o->numel();
+    const int k = *rc::gen::inRange(1, 5);
+    for (int j = 0; j < k; ++j) {
+      const int64_t at = *rc::gen::inRange<int64_t>(0, n);
+      // Half of the draws from the closest pairs at the front of the list.
+      const size_t pick = *rc::gen::arbitrary<bool>()
+                              ? *rc::gen::inRange<size_t>(0, std::min<size_t>(p.size(), 4))
+                              : *rc::gen::inRange<size_t>(0, p.size());
+      c.tensor(x)->set_bits_at(at, p[pick].first);
+      c.tensor(dy)->set_bits_at(at, p[pick].second);
+    }
+    c.refresh_views();
+    return c;
+  });
+}
+
+void make_in_place(Case &c, const std::string &output, const std::string &input, bool same_handle) {
+  TensorArg *out = c.tensor(output), *in = c.tensor(input);
+  TensorArg staged = *out;
+  for (int64_t i = 0; i < staged.numel(); ++i) staged.set_bits_at(i, in->bits_at(i));
+  *in = staged;
+  *out = staged;
+  c.aliases.push_back({output, input, same_handle});
+  c.refresh_views();
+}
+
+rc::Gen<Case> sometimes_in_place(rc::Gen<Case> valid, std::string output,
+                                 std::vector<std::string> inputs, int one_in) {
+  return rc::gen::exec([valid, output, inputs, one_in] {
+    Case c = *valid;
+    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    const TensorArg *out = c.tensor(output);
+    if (!out || !out->present) return c;
+    std::vector<std::string> fit;
+    for (const auto &name : inputs) {
+      const TensorArg *in = c.tensor(name);
+      if (in && in->present && in->dtype == out->dtype && in->shape == out->shape)
+        fit.push_back(name);
+    }
+    if (fit.empty()) return c;
+    const std::string input = *rc::gen::elementOf(fit);
+    make_in_place(c, output, input, *rc::gen::arbitrary<bool>());
+    return c;
+  });
+}
+
 }  // namespace aclnn_conform::gen

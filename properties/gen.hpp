@@ -6,8 +6,12 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "properties/case.hpp"
 #include "properties/staging.hpp"
 #include "reference/dtype.hpp"
 
@@ -59,6 +63,44 @@ rc::Gen<TensorArg> tensor(Shape shape, DType dtype, rc::Gen<uint64_t> bits,
 
 // An output tensor: layout without zero strides, storage filled with the canary byte.
 rc::Gen<TensorArg> output(Shape shape, DType dtype, LayoutOptions options = {});
+
+// In-place use (ABI-INPUT-1: elementwise ops accept an output that is exactly an input's view):
+// one valid case in one_in becomes in-place when an input has the output's dtype and shape. That
+// input is laid out in the output's layout (valid for an output: no overlap) holding its own
+// values, the output takes the same view and storage, and the case records the alias; half of
+// the aliases pass one aclTensor for both, half a second aclTensor over the same memory.
+rc::Gen<Case> sometimes_in_place(rc::Gen<Case> valid, std::string output,
+                                 std::vector<std::string> inputs, int one_in = 8);
+// The same, always (when some input qualifies).
+void make_in_place(Case &c, const std::string &output, const std::string &input, bool same_handle);
+
+// Large calls (threaded paths, workspaces): a valid elementwise case whose output has rank < 8
+// and at least one element, stretched to min_elements..max_elements output elements by a new
+// leading dim K. Every tensor of the output's rank gets [K] + its shape in a freshly drawn layout
+// holding its old values repeated K times (so the case stays valid, broadcasts included);
+// lower-rank inputs keep broadcasting.
+rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elements,
+                       int64_t max_elements);
+// Fills every element of a's view cheaply for large tensors: values drawn from a small pool of
+// bits (drawn from `bits`), picked by a seeded hash (no per-element shrink tree).
+rc::Gen<TensorArg> fill_view_large(TensorArg a, rc::Gen<uint64_t> bits);
+
+// VAL-OVERFLOW-1 at its boundary: input pairs (x, dy) of fp16 or bf16 whose exact result
+// dy * factor(x) lies within half an ulp of the dtype's overflow threshold T (the midpoint between
+// its largest finite value and the next power of two), on both sides and with both signs; first
+// in the list, those within half a float ulp of T, where a result computed in float and rounded
+// again, or truncated, lands on the wrong side of T. Every finite x of the dtype is tried; factor
+// returns NaN for an x the op should not get here. Other dtypes: none.
+using BitsPairs = std::vector<std::pair<uint64_t, uint64_t>>;
+BitsPairs overflow_threshold_pairs(DType dtype,
+                                   const std::function<long double(long double)> &factor);
+
+// One valid case in one_in gets up to four such pairs, at random elements where x, dy and the
+// output share one shape and dtype (pairs(dtype) gives them; cache them, they take a moment).
+rc::Gen<Case> sometimes_at_overflow_threshold(rc::Gen<Case> valid, std::string output,
+                                              std::string x, std::string dy,
+                                              std::function<const BitsPairs &(DType)> pairs,
+                                              int one_in = 10);
 
 // Bits of the dtype element nearest to v, and of its neighbours k ulps away (towards +inf for
 // k > 0), saturating at ±inf.

@@ -141,6 +141,48 @@ rc::Gen<Case> gen_valid_for(bool v2, Product p) {
   });
 }
 
+// Large valid calls: 2^16..2^20 gradY elements in one to four groups (with groupIdx) or one to
+// three (3-D gradY), for the threaded paths and for the partial sums a kernel may keep in a
+// workspace when a group has many rows.
+rc::Gen<Case> gen_large_for(bool v2, Product p) {
+  return rc::gen::exec([v2, p] {
+    std::vector<DType> floats = {F32, F16};
+    if (aclnn_ref::product_has_bf16(p)) floats.push_back(BF16);
+    const DType t = *rc::gen::elementOf(floats);
+    const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
+    Case c;
+    c.op = v2 ? kV2 : kV1;
+    c.product = p;
+    const int64_t h = *rc::gen::element<int64_t>(1, 3, 16, 100, 512, 513, 1000, 2048);
+    const int64_t total = *rc::gen::inRange<int64_t>(int64_t{1} << 16, (int64_t{1} << 20) + 1);
+    const auto bits =
+        *rc::gen::weightedElement<int>({{3, 0}, {1, 1}}) == 0 ? ordinary(t) : gen::value_bits(t);
+    if (*rc::gen::weightedElement<bool>({{3, true}, {1, false}})) {
+      const int64_t g = *rc::gen::inRange<int64_t>(1, 5);
+      const int64_t rows = std::max<int64_t>(total / h, 1);
+      auto cuts = *rc::gen::container<std::vector<int64_t>>(static_cast<size_t>(g - 1),
+                                                            rc::gen::inRange<int64_t>(0, rows + 1));
+      std::sort(cuts.begin(), cuts.end());
+      cuts.push_back(rows);
+      std::vector<int64_t> values = cuts;
+      if (type == 1)
+        for (size_t i = values.size(); i-- > 1;) values[i] -= values[i - 1];
+      c.tensors.emplace_back("gradY", *gen::fill_view_large(*gen::layout({rows, h}, t, kIn), bits));
+      c.tensors.emplace_back("groupIdxOptional", idx_tensor(values, *rc::gen::element(I32, I64)));
+      c.tensors.emplace_back("out", *gen::output({g, h}, t));
+    } else {
+      const int64_t g = *rc::gen::inRange<int64_t>(1, 4);
+      const int64_t ch = std::max<int64_t>(total / (g * h), 1);
+      c.tensors.emplace_back("gradY",
+                             *gen::fill_view_large(*gen::layout({g, ch, h}, t, kIn), bits));
+      c.tensors.emplace_back("groupIdxOptional", TensorArg::null());
+      c.tensors.emplace_back("out", *gen::output({g, h}, t));
+    }
+    if (v2) c.attrs.emplace_back("groupIdxType", type);
+    return c;
+  });
+}
+
 // A valid call broken in one way (sometimes two, so the check order is exercised).
 rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
@@ -388,6 +430,7 @@ OpDescriptor make(bool v2) {
   d.reached = reached;
   d.value_clause = value_clause;
   d.gen_valid = [v2](Product p) { return gen_valid_for(v2, p); };
+  d.gen_large = [v2](Product p) { return gen_large_for(v2, p); };
   d.gen_invalid = [v2](Product p) { return gen_invalid_for(v2, p); };
   return d;
 }

@@ -92,7 +92,9 @@ void check_memory(const OpDescriptor &op, const Case &c, const Outcome &o, bool 
                         o.workspace_size));
     const auto &after = o.storage_after[i];
     if (after.size() != t.storage.size()) continue;
-    const bool out = is_output(op, name);
+    // An input that an output aliases (in-place use) changes with that output: its storage is
+    // judged as an output's (written inside the view only, and only on a valid call).
+    const bool out = is_output(op, name) || c.alias_of(name, true);
     if (!out || !outputs_may_change) {
       if (after != t.storage) {
         size_t first = 0;

@@ -89,8 +89,10 @@ struct Parts {
   std::vector<bool> mask;
 };
 
-rc::Gen<Case> gen_valid(Product p) {
-  return rc::gen::exec([p] {
+// large: 2^16..2^18 input elements as [M, N] or [2, M/2, N] over one normalized dim (the
+// threaded paths and the row blocks a kernel may keep partial sums of in a workspace).
+rc::Gen<Case> gen_valid_sized(Product p, bool large) {
+  return rc::gen::exec([p, large] {
     const auto floats = floats_of(p);
     Parts s;
     s.xt = *rc::gen::elementOf(floats);
@@ -100,12 +102,19 @@ rc::Gen<Case> gen_valid(Product p) {
     s.bias = *rc::gen::weightedElement<bool>({{1, false}, {1, true}});
     s.wt = *rc::gen::element(s.xt, F32);
     s.bt = s.weight ? s.wt : *rc::gen::elementOf(floats);
-    const int64_t budget = *rc::gen::weightedElement<int64_t>({{4, 256}, {2, 1024}, {1, 2048}});
-    s.x = *gen::shape({1, 8, budget, true});
-    s.k = *rc::gen::inRange<size_t>(1, s.x.size() + 1);
+    if (large) {
+      const int64_t nn = *rc::gen::element<int64_t>(1, 5, 64, 300, 1024, 4096);
+      const int64_t mm = (*rc::gen::inRange<int64_t>(65537, (int64_t{1} << 18) + 1) + nn - 1) / nn;
+      s.x = *rc::gen::arbitrary<bool>() ? gen::Shape{mm, nn} : gen::Shape{2, (mm + 1) / 2, nn};
+      s.k = 1;
+    } else {
+      const int64_t budget = *rc::gen::weightedElement<int64_t>({{4, 256}, {2, 1024}, {1, 2048}});
+      s.x = *gen::shape({1, 8, budget, true});
+      s.k = *rc::gen::inRange<size_t>(1, s.x.size() + 1);
+    }
     const size_t lead = s.x.size() - s.k;
     // Empty inputs now and then: M = 0 (a leading dim 0) or N = 0 (a normalized dim 0).
-    switch (*rc::gen::weightedElement<int>({{14, 0}, {1, 1}, {1, 2}})) {
+    switch (large ? 0 : *rc::gen::weightedElement<int>({{14, 0}, {1, 1}, {1, 2}})) {
       case 1:
         if (lead > 0) s.x[*rc::gen::inRange<size_t>(0, lead)] = 0;
         break;
@@ -233,6 +242,10 @@ rc::Gen<Case> gen_valid(Product p) {
     c.attrs.emplace_back("outputMask", s.mask);
     return c;
   });
+}
+
+rc::Gen<Case> gen_valid(Product p) {
+  return gen_valid_sized(p, false);
 }
 
 // A tensor of the given shape and dtype with arbitrary values (an input) or canary (an output).
@@ -584,6 +597,7 @@ OpDescriptor make() {
   d.reached = reached;
   d.value_clause = value_clause;
   d.gen_valid = gen_valid;
+  d.gen_large = [](Product p) { return gen_valid_sized(p, true); };
   d.gen_invalid = gen_invalid;
   return d;
 }

@@ -213,6 +213,19 @@ std::vector<std::string> reached(const Case &c) {
   return r;
 }
 
+// The op's exact factor of dy for one element (see threshold_pairs).
+long double factor(long double x) {
+  return x >= 0.01L && x <= 0.99L ? 1 / (x * (1 - x)) : NAN;  // inside every small eps's range
+}
+
+// VAL-OVERFLOW-1's boundary: (x, dy) pairs whose exact result is at the output's overflow
+// threshold (gen::overflow_threshold_pairs), computed once per dtype.
+const gen::BitsPairs &threshold_pairs(DType t) {
+  static const gen::BitsPairs f16 = gen::overflow_threshold_pairs(DType::kFloat16, factor),
+                              bf16 = gen::overflow_threshold_pairs(DType::kBFloat16, factor), none;
+  return t == DType::kFloat16 ? f16 : t == DType::kBFloat16 ? bf16 : none;
+}
+
 OpDescriptor make() {
   OpDescriptor d;
   d.name = "LogitGrad";
@@ -245,8 +258,17 @@ OpDescriptor make() {
   };
   d.reached = reached;
   d.value_clause = value_clause;
-  d.gen_valid = gen_valid;
+  // ABI-INPUT-1: elementwise, so in-place use is legal and generated.
+  d.gen_valid = [](Product p) {
+    return gen::sometimes_in_place(
+        gen::sometimes_at_overflow_threshold(gen_valid(p), "out", "x", "dy", threshold_pairs),
+        "out", {"x", "dy"});
+  };
   d.gen_invalid = gen_invalid;
+  d.gen_large = [](Product p) {
+    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "out", 65537, 262144), "out",
+                                   {"x", "dy"});
+  };
   return d;
 }
 

@@ -56,6 +56,9 @@ struct OpDescriptor {
   // the check order).
   std::function<rc::Gen<Case>(Product)> gen_valid;
   std::function<rc::Gen<Case>(Product)> gen_invalid;
+  // Large valid calls (tens of thousands of elements and more: threaded paths, workspaces), drawn
+  // now and then by a campaign; empty if the op has none.
+  std::function<rc::Gen<Case>(Product)> gen_large;
 };
 
 // All ops, in the spec's order.

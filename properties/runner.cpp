@@ -37,7 +37,14 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
   std::vector<std::unique_ptr<StagedTensor>> staged;
   std::vector<aclTensor *> tensors;
   for (const auto &[name, t] : c.tensors) {
-    staged.push_back(std::make_unique<StagedTensor>(sut, t, options.format));
+    const Alias *alias = c.alias_of(name);
+    size_t base = 0;
+    while (alias && base < staged.size() && c.tensors[base].first != alias->input) ++base;
+    if (alias && base < staged.size())  // in-place: the output is the staged input's view
+      staged.push_back(std::make_unique<StagedTensor>(sut, *staged[base], t, options.format,
+                                                      alias->same_handle));
+    else
+      staged.push_back(std::make_unique<StagedTensor>(sut, t, options.format));
     if (!staged.back()->ok()) {
       out.harness_error = true;
       out.harness_message = name + ": " + staged.back()->error();
@@ -61,10 +68,14 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     // The workspace gets guard regions too: a kernel that uses more than it asked for is caught
     // (ABI-INPUT-1), not left to damage the heap quietly.
     void *block = nullptr, *workspace = nullptr;
-    const size_t guarded = workspace_size > 0 ? workspace_size + 2 * kGuardBytes : 0;
+    // The guard after the workspace is as large as the workspace (up to 64 MiB) plus kGuardBytes:
+    // a kernel that uses up to twice what it asked for writes into the guard, where it is seen,
+    // not into the heap's own records (which would crash the worker at free, blaming the runtime).
+    const size_t back_guard = kGuardBytes + std::min<size_t>(workspace_size, size_t{1} << 26);
+    const size_t guarded = workspace_size > 0 ? workspace_size + kGuardBytes + back_guard : 0;
     if (workspace_size > 0) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
-      const std::vector<std::byte> canary(kGuardBytes, kCanary);
+      const std::vector<std::byte> canary(back_guard, kCanary);
       if (traced("aclrtMalloc(workspace)",
                  [&] { return sut.abi().malloc(&block, guarded, ACL_MEM_MALLOC_HUGE_FIRST); }) !=
               ACL_SUCCESS ||
@@ -76,8 +87,8 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
       workspace = static_cast<std::byte *>(block) + kGuardBytes;
       traced("aclrtMemcpy(workspace guards)", [&] {
         sut.abi().memcpy(block, kGuardBytes, canary.data(), kGuardBytes, ACL_MEMCPY_HOST_TO_DEVICE);
-        return sut.abi().memcpy(static_cast<std::byte *>(workspace) + workspace_size, kGuardBytes,
-                                canary.data(), kGuardBytes, ACL_MEMCPY_HOST_TO_DEVICE);
+        return sut.abi().memcpy(static_cast<std::byte *>(workspace) + workspace_size, back_guard,
+                                canary.data(), back_guard, ACL_MEMCPY_HOST_TO_DEVICE);
       });
     }
     out.status = traced(op.abi_name, [&] {
@@ -91,15 +102,17 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
       traced("aclrtSynchronizeStream", [&] { return sut.abi().synchronize_stream(sut.stream()); });
     if (block) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
-      std::vector<std::byte> front(kGuardBytes), back(kGuardBytes);
+      std::vector<std::byte> front(kGuardBytes), back(back_guard);
       traced("aclrtMemcpy(workspace guards back)", [&] {
         sut.abi().memcpy(front.data(), kGuardBytes, block, kGuardBytes, ACL_MEMCPY_DEVICE_TO_HOST);
-        return sut.abi().memcpy(back.data(), kGuardBytes,
-                                static_cast<std::byte *>(workspace) + workspace_size, kGuardBytes,
+        return sut.abi().memcpy(back.data(), back_guard,
+                                static_cast<std::byte *>(workspace) + workspace_size, back_guard,
                                 ACL_MEMCPY_DEVICE_TO_HOST);
       });
       for (size_t i = 0; i < kGuardBytes; ++i)
-        if (front[i] != kCanary || back[i] != kCanary) out.workspace_guards_intact = false;
+        if (front[i] != kCanary) out.workspace_guards_intact = false;
+      for (size_t i = 0; i < back_guard; ++i)
+        if (back[i] != kCanary) out.workspace_guards_intact = false;
       traced("aclrtFree(workspace)", [&] { return sut.abi().free(block); });
     }
   }

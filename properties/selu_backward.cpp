@@ -230,6 +230,19 @@ std::vector<std::string> reached(const Case &c) {
   return r;
 }
 
+// The op's exact factor of dy for one element (see threshold_pairs).
+long double factor(long double y) {
+  return y >= 0 ? kLambda : y + kLambdaAlpha;
+}
+
+// VAL-OVERFLOW-1's boundary: (result, gradOutput) pairs whose exact result is at the output's
+// overflow threshold (gen::overflow_threshold_pairs), computed once per dtype.
+const gen::BitsPairs &threshold_pairs(DType t) {
+  static const gen::BitsPairs f16 = gen::overflow_threshold_pairs(DType::kFloat16, factor),
+                              bf16 = gen::overflow_threshold_pairs(DType::kBFloat16, factor), none;
+  return t == DType::kFloat16 ? f16 : t == DType::kBFloat16 ? bf16 : none;
+}
+
 OpDescriptor make() {
   OpDescriptor d;
   d.name = "SeluBackward";
@@ -258,8 +271,18 @@ OpDescriptor make() {
   };
   d.reached = reached;
   d.value_clause = value_clause;
-  d.gen_valid = gen_valid;
+  // ABI-INPUT-1: elementwise, so in-place use is legal and generated.
+  d.gen_valid = [](Product p) {
+    return gen::sometimes_in_place(
+        gen::sometimes_at_overflow_threshold(gen_valid(p), "gradInput", "result", "gradOutput",
+                                             threshold_pairs),
+        "gradInput", {"gradOutput", "result"});
+  };
   d.gen_invalid = gen_invalid;
+  d.gen_large = [](Product p) {
+    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "gradInput", 65537, 262144),
+                                   "gradInput", {"gradOutput", "result"});
+  };
   return d;
 }
 

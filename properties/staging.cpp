@@ -86,13 +86,17 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
     error_ = "aclrtMemcpy host to device failed";
     return;
   }
+  create_tensor(arg, format);
+}
+
+void StagedTensor::create_tensor(const TensorArg &arg, aclFormat format) {
   const int64_t storage_dims[1] = {arg.storage_elements()};
   ClauseScope tensor_clause("ABI-TENSOR-1");
   tensor_ = traced("aclCreateTensor", [&] {
-    return abi.create_tensor(arg.shape.data(), arg.shape.size(),
-                             static_cast<aclDataType>(static_cast<int>(arg.dtype)),
-                             arg.strides.data(), arg.offset, format, storage_dims, 1,
-                             static_cast<std::byte *>(device_) + kGuardBytes);
+    return sut_.abi().create_tensor(arg.shape.data(), arg.shape.size(),
+                                    static_cast<aclDataType>(static_cast<int>(arg.dtype)),
+                                    arg.strides.data(), arg.offset, format, storage_dims, 1,
+                                    static_cast<std::byte *>(device_) + kGuardBytes);
   });
   if (tensor_ == nullptr) {
     error_ = "aclCreateTensor returned NULL";
@@ -101,12 +105,24 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
   ok_ = true;
 }
 
+StagedTensor::StagedTensor(const Sut &sut, const StagedTensor &base, const TensorArg &arg,
+                           aclFormat format, bool same_handle)
+    : sut_(sut), device_(base.device_), storage_bytes_(base.storage_bytes_), owns_device_(false) {
+  if (same_handle) {
+    tensor_ = base.tensor_;
+    owns_tensor_ = false;
+    ok_ = base.ok_;
+    return;
+  }
+  create_tensor(arg, format);
+}
+
 StagedTensor::~StagedTensor() {
-  if (tensor_) {
+  if (tensor_ && owns_tensor_) {
     ClauseScope clause("ABI-TENSOR-1");
     traced("aclDestroyTensor", [&] { return sut_.abi().destroy_tensor(tensor_); });
   }
-  if (device_) {
+  if (device_ && owns_device_) {
     ClauseScope clause("ABI-RUNTIME-1");
     traced("aclrtFree", [&] { return sut_.abi().free(device_); });
   }

@@ -43,6 +43,10 @@ constexpr std::byte kCanary{0xA5};
 class StagedTensor {
  public:
   StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat format = ACL_FORMAT_ND);
+  // In-place use: the same view over base's memory, as base's own aclTensor (same_handle) or a
+  // second aclTensor (arg must describe base's view). Owns neither base's memory nor its tensor.
+  StagedTensor(const Sut &sut, const StagedTensor &base, const TensorArg &arg, aclFormat format,
+               bool same_handle);
   ~StagedTensor();
   StagedTensor(const StagedTensor &) = delete;
   StagedTensor &operator=(const StagedTensor &) = delete;
@@ -59,7 +63,10 @@ class StagedTensor {
   void *device_ = nullptr;
   size_t storage_bytes_ = 0;
   aclTensor *tensor_ = nullptr;
+  bool owns_device_ = true, owns_tensor_ = true;
   bool ok_ = false;
+
+  void create_tensor(const TensorArg &arg, aclFormat format);
   std::string error_;
 };
 

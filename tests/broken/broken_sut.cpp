@@ -338,15 +338,21 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackward(void *w, uint64_t n, aclOpExec
   }
   const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
   if (hostile) hostile_before(hostile);
+  // The results are computed before the real kernel runs: in an in-place call it overwrites an
+  // input.
+  std::vector<double> redone;
+  if (!job.empty()) {
+    const View &dy = job[0], &x = job[1], &out = job[2];
+    for (int64_t i = 0; i < numel(out); ++i)
+      redone.push_back(load(dy, position(dy, out.dims, i)) *
+                       gelu_tanh_grad(load(x, position(x, out.dims, i))));
+  }
   const aclnnStatus st = f(w, n, ex, s);
   if (st != ACLNN_SUCCESS || job.empty()) return st;
-  const View &dy = job[0], &x = job[1], &out = job[2];
-  for (int64_t i = 0; i < numel(out); ++i) {
-    const double v =
-        load(dy, position(dy, out.dims, i)) * gelu_tanh_grad(load(x, position(x, out.dims, i)));
+  const View &out = job[2];
+  for (int64_t i = 0; i < numel(out); ++i)
     store_at(static_cast<char *>(out.data) + position(out, out.dims, i) * esize(out.dtype),
-             out.dtype, v);
-  }
+             out.dtype, redone[static_cast<size_t>(i)]);
   if (hostile && numel(out) > 0) hostile_after(hostile, out_tensor, out);
   return st;
 }

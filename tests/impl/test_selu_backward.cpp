@@ -346,6 +346,27 @@ TEST(SeluBackwardAccuracy, Fp16Bf16Exhaustive_SELU_VALUE_1) {
   }
 }
 
+// A bf16 y beyond 2^53 loses lambda*alpha in one double (y + lambda*alpha == y), and dy*y can
+// be exactly the overflow threshold 0x1.ffp127 (a tie): the exact value dy*(y + lambda*alpha) is
+// just below it in magnitude and must round to the largest finite bf16, not to -inf
+// (VAL-EXACT-1, VAL-OVERFLOW-1). Found by the campaign's overflow-threshold cases.
+TEST(SeluBackwardAccuracy, TieOfTheDoubleProductRoundsOnce_SELU_VALUE_1) {
+  const std::vector<uint16_t> dy = {0x6460, 0xe460}, y = {0xda92, 0xda92};
+  std::vector<uint16_t> out(2);
+  Tensor a({2}, ACL_BF16, const_cast<uint16_t *>(dy.data()), 2),
+      b({2}, ACL_BF16, const_cast<uint16_t *>(y.data()), 2), c({2}, ACL_BF16, out.data(), 2);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  mp_selu_grad(e.v, bf16_to_float(dy[0]), bf16_to_float(y[0]));
+  Mp max, threshold;  // the largest finite bf16 0x1.fep127, and 0x1.ffp127
+  mpfr_set_ui_2exp(max.v, 255, 120, MPFR_RNDN);
+  mpfr_set_ui_2exp(threshold.v, 511, 119, MPFR_RNDN);
+  ASSERT_GT(mpfr_cmpabs(e.v, max.v), 0);
+  ASSERT_LT(mpfr_cmpabs(e.v, threshold.v), 0) << "the case is not just below the threshold";
+  EXPECT_EQ(out[0], 0xff7f);  // rounds to -max, not -inf
+  EXPECT_EQ(out[1], 0x7f7f);
+}
+
 TEST(SeluBackwardAccuracy, Fp32Random_SELU_VALUE_1) {
   std::mt19937 rng(5);
   std::uniform_int_distribution<uint32_t> bits;
