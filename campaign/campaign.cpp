@@ -115,7 +115,7 @@ class Campaign {
     setup();
     int64_t other_product = 0;  // stored cases for a product the SUT cannot be run as
     for (auto &t : corpus) {
-      if (product_runs(*t.stored, cfg_))
+      if (!t.stored || product_runs(*t.stored, cfg_))
         pending_.push_back(std::move(t));
       else
         ++other_product;
@@ -129,7 +129,8 @@ class Campaign {
         if (static_cast<int>(j % static_cast<size_t>(cfg_.shard_count)) != cfg_.shard_index ||
             is_skipped(cfg_, first[j].property()))
           continue;
-        if (product_runs(*first[j].stored, cfg_))
+        // Generated tasks (the large calls) are drawn for --soc's product already.
+        if (!first[j].stored || product_runs(*first[j].stored, cfg_))
           pending_.push_back(std::move(first[j]));
         else
           ++other_product;
