@@ -66,7 +66,10 @@ def run_one(a, m):
     lib = os.path.join(a.mutants_dir, f"libaclnn_mutant_{name}.so")
     out = os.path.join(a.out, name)
     cmd = [a.cli, "run", "--sut", lib, "--seed", str(a.seed), "--jobs", str(a.jobs),
-           "--case-timeout", str(a.case_timeout), "--no-corpus", "--quiet", "--out", out]
+           "--case-timeout", str(a.case_timeout), "--no-corpus", "--quiet", "--out", out,
+           # Every mutant wraps the built-in library, which takes the product from ACLNN_CPU_SOC:
+           # said outright, so that a product-gate fault is not taken for a device-bound library.
+           "--product-emulation", "on"]
     cmd += ["--budget", a.budget] if a.budget else ["--cases", str(a.cases)]
     row = {"name": name, "op": m["op"], "dtypes": m["dtypes"], "fault": m["fault"],
            "expected_clauses": m["expected_clauses"], "command": " ".join(cmd)}
