@@ -50,9 +50,9 @@ EmulationProbe probe_product_emulation(const Sut &sut, const std::vector<const O
     r.evidence = "no call of the selected ops is gated by the product";
     return r;
   }
-  const std::string what = fmt::format("{} on {}, accepted on {} and rejected on {} by the oracle",
-                                       call->op->name, call->accepted.describe(),
-                                       product_name(product), product_name(call->rejected.product));
+  const std::string what =
+      fmt::format("{}, accepted on {} and rejected on {} by the oracle", call->accepted.describe(),
+                  product_name(product), product_name(call->rejected.product));
   // The child's exit code: bit 0 set if the call failed as `product`, bit 1 if it succeeded as
   // the other product.
   std::fflush(nullptr);
