@@ -70,18 +70,26 @@ int ceil_log2(int64_t n) {
   return k;
 }
 
+// The quantum that counts one representable step from ref towards got: ulp_at(ref), halved at a
+// power of two above the normal minimum when got lies on the smaller-magnitude side (the steps
+// below are half as large there).
+double step_toward(double ref, double got, DType t) {
+  double u = ulp_at(ref, t);
+  if (!is_floating(t)) return u;
+  const double a = std::fabs(ref);
+  int ex = 0;
+  if (std::frexp(a, &ex) == 0.5 && a > std::ldexp(1.0, float_format(t).emin) &&
+      std::fabs(got) < a && std::signbit(got) == std::signbit(ref))
+    u *= 0.5;
+  return u;
+}
+
 // VAL-TOL-1's ulp error: |got - exact| in units of t's quantum at the exact value, with the
 // oracle's bound `err` on |exact - exact_nearest| counted in the output's favour (no real the
 // oracle cannot exclude is failed). At a power of two a got on the smaller-magnitude side counts
 // in the binade below's quantum, as ulp_distance does: n ulps are n representable steps.
 double ulps_at_exact(double got, double exact, double err, DType t) {
-  double u = ulp_at(exact, t);
-  const double a = std::fabs(exact);
-  int ex = 0;
-  if (std::frexp(a, &ex) == 0.5 && a > std::ldexp(1.0, float_format(t).emin) &&
-      std::fabs(got) < a && std::signbit(got) == std::signbit(exact))
-    u *= 0.5;
-  return std::max(0.0, std::fabs(got - exact) - err) / u;
+  return std::max(0.0, std::fabs(got - exact) - err) / step_toward(exact, got, t);
 }
 
 int hex_digits(DType t) {
@@ -123,17 +131,7 @@ UlpDistance ulp_distance(uint64_t expected_bits, uint64_t got_bits, DType t, boo
     }
     return d;
   }
-  double u = ulp_at(e, t);
-  if (is_floating(t)) {
-    // At a power of two above the normal minimum, the steps below are half as large.
-    const double a = std::fabs(e);
-    int ex = 0;
-    const double m = std::frexp(a, &ex);
-    if (m == 0.5 && a > std::ldexp(1.0, float_format(t).emin) && std::fabs(g) < a &&
-        std::signbit(g) == std::signbit(e))
-      u *= 0.5;
-  }
-  d.ulps = std::fabs(g - e) / u;
+  d.ulps = std::fabs(g - e) / step_toward(e, g, t);
   return d;
 }
 

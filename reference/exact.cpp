@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "reference/compare.hpp"
+
 namespace aclnn_ref::exact {
 
 namespace {
@@ -118,13 +120,9 @@ void keep_exact(ExpectedOutput &eo, int64_t i, uint64_t bits) {
   RoundedFrom from = last_rounded_from();
   // The note must describe a real whose rounding is the value of record: within half an ulp
   // of it (plus the note's own error), of the same class and sign.
-  const bool fits =
-      std::isfinite(record) && std::isfinite(from.value) && from.error >= 0 &&
-      std::signbit(from.value) == std::signbit(record) &&
-      std::fabs(from.value - record) <=
-          0.5 * std::ldexp(1.0, std::max(std::ilogb(std::fabs(record)), float_format(t).emin) -
-                                    float_format(t).precision + 1) +
-              from.error;
+  const bool fits = std::isfinite(record) && std::isfinite(from.value) && from.error >= 0 &&
+                    std::signbit(from.value) == std::signbit(record) &&
+                    std::fabs(from.value - record) <= 0.5 * ulp_at(record, t) + from.error;
   if (!fits) from = {record, 0};
   const auto k = static_cast<size_t>(i);
   eo.exact_nearest[k] = from.value;
