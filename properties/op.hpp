@@ -1,7 +1,6 @@
 // The op registry: each entry ties together what every layer needs of one op - its name and
 // clauses, its generators of valid and invalid cases, the call through the ABI, and the oracle.
-// Adding an op is one file under properties/ that defines a descriptor, plus one line in
-// registry.cpp.
+// Every other layer learns the ops from registry(); adding an op: docs/adding-an-op.md.
 #pragma once
 
 #include <rapidcheck.h>
@@ -91,7 +90,7 @@ std::vector<std::string> clauses_from_catalogue(const OpDescriptor &op);
 std::vector<std::string> abi_symbols(const OpDescriptor &op);
 // `available` for an op that needs only its two entry points.
 std::function<bool(const AbiTable &)> two_phase_available(const std::string &abi_name);
-// The GoogleTest name of one of the op's properties: "GeluBackwardProperty.Deterministic".
+// The GoogleTest name of one of the op's own properties: "GeluBackwardProperty.ZeroDyGivesZeroDx".
 std::string property_test_name(const OpDescriptor &op, const std::string &property);
 
 // All ops, in the spec's order.
