@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "properties/gen.hpp"
+#include "properties/op.hpp"
 #include "reference/compare.hpp"
 
 namespace aclnn_conform {
@@ -77,10 +78,9 @@ std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &
 
 std::vector<EdgeCase> all_edge_cases() {
   std::vector<EdgeCase> all;
-  for (auto table :
-       {gelu_backward_edge_cases, selu_backward_edge_cases, layer_norm_backward_edge_cases,
-        logit_grad_edge_cases, grouped_bias_add_grad_edge_cases}) {
-    auto rows = table();
+  for (const OpDescriptor *op : registry()) {
+    if (op->edge_cases == nullptr) continue;
+    auto rows = op->edge_cases();
     all.insert(all.end(), rows.begin(), rows.end());
   }
   return all;

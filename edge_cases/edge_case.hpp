@@ -41,14 +41,7 @@ inline void PrintTo(const EdgeCase &row, std::ostream *os) {
   *os << row.clause << ": " << row.title;
 }
 
-// Tables, one per op (edge_cases/<op>.cpp).
-std::vector<EdgeCase> gelu_backward_edge_cases();
-std::vector<EdgeCase> selu_backward_edge_cases();
-std::vector<EdgeCase> layer_norm_backward_edge_cases();
-std::vector<EdgeCase> logit_grad_edge_cases();
-std::vector<EdgeCase> grouped_bias_add_grad_edge_cases();  // V1 and V2 rows
-
-// All rows of all ops.
+// All rows of all ops: each registry op's table (OpDescriptor::edge_cases), in registry order.
 std::vector<EdgeCase> all_edge_cases();
 
 // The row's own literal statements checked on an outcome of its call: the status (not for a

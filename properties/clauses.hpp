@@ -28,9 +28,9 @@ struct Enforcement {
   std::string clause;
   std::vector<std::string> by;
 };
-// Derived from the op registry (each op's generic properties enforce its listed clauses), the
-// edge-case rows are added by the caller, and the shared clauses' enforcing tests are listed in
-// clauses.cpp.
+// Derived from the op registry: each op's generic properties enforce its clauses and the shared
+// ones of clauses.cpp's table, a descriptor's shared_clause_enforcers name its tests that stand
+// for shared clauses; the Abi.* tests are listed in clauses.cpp. The caller adds the edge rows.
 std::vector<Enforcement> property_enforcement();
 
 }  // namespace aclnn_conform

@@ -7,12 +7,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aclnnop/aclnn_gelu_backward.h"
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
 #include "reference/promotion.hpp"
 
 namespace aclnn_conform {
+
+// The op's edge-case table (edge_cases/gelu_backward.cpp).
+std::vector<EdgeCase> gelu_backward_edge_cases();
+
 namespace {
 
 using aclnn_ref::DType;
@@ -220,14 +225,14 @@ OpDescriptor make() {
   d.name = "GeluBackward";
   d.abi_name = "aclnnGeluBackward";
   d.outputs = {"gradInput"};
-  d.clauses = {"GELU-NULL-1",  "GELU-DTYPE-1", "GELU-DTYPE-2", "GELU-RANK-1",    "GELU-BCAST-1",
-               "GELU-BCAST-2", "GELU-EMPTY-1", "GELU-VALUE-1", "GELU-SPECIAL-1", "GELU-SPECIAL-2"};
   for (auto v : aclnn_ref::gelu_backward_variants()) d.variants.emplace_back(v);
-  d.available = [](const AbiTable &a) { return a.gelu_backward_ws && a.gelu_backward; };
+  d.available = two_phase_available(d.abi_name);
   d.phase_one = [](const AbiTable &a, const Case &, const std::vector<aclTensor *> &t, uint64_t *ws,
-                   aclOpExecutor **ex) { return a.gelu_backward_ws(t[0], t[1], t[2], ws, ex); };
+                   aclOpExecutor **ex) {
+    return ACLNN_ABI_ENTRY(a, aclnnGeluBackwardGetWorkspaceSize)(t[0], t[1], t[2], ws, ex);
+  };
   d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-    return a.gelu_backward(w, n, ex, s);
+    return ACLNN_ABI_ENTRY(a, aclnnGeluBackward)(w, n, ex, s);
   };
   d.check = [](const Case &c, const aclnn_ref::VariantSet &v) {
     return aclnn_ref::gelu_backward_check(oracle_call(c), v);
@@ -255,6 +260,15 @@ OpDescriptor make() {
     return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "gradInput", 65537, 262144),
                                    "gradInput", {"gradOutput", "self"});
   };
+  d.catalogue_op = d.name;
+  // Shared clauses that GELU's properties stand for in the registry-wide enforcement.
+  d.shared_clause_enforcers = {{"ABI-EMPTY-1", "ValidCallsMatchTheOracle"},
+                               {"ABI-RANK-1", "InvalidCallsAreRejectedInOrder"},
+                               {"ABI-PROMOTE-1", "ValidCallsMatchTheOracle"},
+                               {"ABI-BCAST-1", "BroadcastingEqualsMaterialising"},
+                               {"ABI-SOC-1", "ValidCallsMatchTheOracle"}};
+  d.edge_cases = gelu_backward_edge_cases;
+  d.clauses = clauses_from_catalogue(d);
   return d;
 }
 

@@ -15,11 +15,15 @@
 #include <cmath>
 #include <limits>
 
+#include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
 
 namespace aclnn_conform {
+
+// The op's edge-case table (edge_cases/grouped_bias_add_grad.cpp).
+std::vector<EdgeCase> grouped_bias_add_grad_edge_cases();
 
 // Shared with the tests and edge cases through these two helpers (declared where used).
 std::vector<int64_t> gbag_index_values(const TensorArg &t);
@@ -380,32 +384,24 @@ OpDescriptor make(bool v2) {
   d.name = v2 ? kV2 : kV1;
   d.abi_name = v2 ? "aclnnGroupedBiasAddGradV2" : "aclnnGroupedBiasAddGrad";
   d.outputs = {"out"};
-  d.clauses = {"GBAG-NULL-1",  "GBAG-DTYPE-1", "GBAG-RANK-1",    "GBAG-GMAX-1",
-               "GBAG-SHAPE-1", "GBAG-IDX-1",   "GBAG-VALUE-1",   "GBAG-VALUE-2",
-               "GBAG-VALUE-3", "GBAG-EMPTY-1", "GBAG-SPECIAL-1", "ABI-SOC-1"};
-  if (v2) d.clauses.insert(d.clauses.begin() + 5, "GBAG-TYPE-1");
+  d.available = two_phase_available(d.abi_name);
   for (auto v : aclnn_ref::grouped_bias_add_grad_variants()) d.variants.emplace_back(v);
   if (v2) {
-    d.available = [](const AbiTable &a) {
-      return a.grouped_bias_add_grad_v2_ws && a.grouped_bias_add_grad_v2;
-    };
     d.phase_one = [](const AbiTable &a, const Case &c, const std::vector<aclTensor *> &t,
                      uint64_t *ws, aclOpExecutor **ex) {
-      return a.grouped_bias_add_grad_v2_ws(t[0], t[1], idx_type(c), t[2], ws, ex);
+      return ACLNN_ABI_ENTRY(a, aclnnGroupedBiasAddGradV2GetWorkspaceSize)(t[0], t[1], idx_type(c),
+                                                                           t[2], ws, ex);
     };
     d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-      return a.grouped_bias_add_grad_v2(w, n, ex, s);
+      return ACLNN_ABI_ENTRY(a, aclnnGroupedBiasAddGradV2)(w, n, ex, s);
     };
   } else {
-    d.available = [](const AbiTable &a) {
-      return a.grouped_bias_add_grad_ws && a.grouped_bias_add_grad;
-    };
     d.phase_one = [](const AbiTable &a, const Case &, const std::vector<aclTensor *> &t,
                      uint64_t *ws, aclOpExecutor **ex) {
-      return a.grouped_bias_add_grad_ws(t[0], t[1], t[2], ws, ex);
+      return ACLNN_ABI_ENTRY(a, aclnnGroupedBiasAddGradGetWorkspaceSize)(t[0], t[1], t[2], ws, ex);
     };
     d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-      return a.grouped_bias_add_grad(w, n, ex, s);
+      return ACLNN_ABI_ENTRY(a, aclnnGroupedBiasAddGrad)(w, n, ex, s);
     };
   }
   d.check = [](const Case &c, const aclnn_ref::VariantSet &v) {
@@ -432,6 +428,12 @@ OpDescriptor make(bool v2) {
   d.gen_valid = [v2](Product p) { return gen_valid_for(v2, p); };
   d.gen_large = [v2](Product p) { return gen_large_for(v2, p); };
   d.gen_invalid = [v2](Product p) { return gen_invalid_for(v2, p); };
+  d.catalogue_op = kV1;  // V1 and V2 share the catalogue's GBAG-* clauses
+  if (!v2) d.clauses_of_other_variants = {"GBAG-TYPE-1"};  // groupIdxType exists in V2 only
+  d.shared_clauses = {"ABI-SOC-1"};  // the product gate is part of the op's own error order
+  d.caller_precondition_clauses = {"GBAG-IDX-1"};
+  if (!v2) d.edge_cases = grouped_bias_add_grad_edge_cases;  // V1 and V2 rows
+  d.clauses = clauses_from_catalogue(d);
   return d;
 }
 

@@ -15,11 +15,16 @@
 #include <cmath>
 #include <memory>
 
+#include "aclnnop/aclnn_layer_norm_backward.h"
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
 
 namespace aclnn_conform {
+
+// The op's edge-case table (edge_cases/layer_norm_backward.cpp).
+std::vector<EdgeCase> layer_norm_backward_edge_cases();
+
 namespace {
 
 using aclnn_ref::DType;
@@ -524,13 +529,11 @@ OpDescriptor make() {
   d.name = "LayerNormBackward";
   d.abi_name = "aclnnLayerNormBackward";
   d.outputs = {"gradInputOut", "gradWeightOut", "gradBiasOut"};
-  d.clauses = {"LN-NULL-1",  "LN-MASK-1",  "LN-NULL-2",  "LN-DTYPE-1", "LN-DTYPE-2",  "LN-SHAPE-1",
-               "LN-SHAPE-2", "LN-SHAPE-3", "LN-SHAPE-4", "LN-RANK-1",  "LN-VALUE-1",  "LN-VALUE-2",
-               "LN-VALUE-3", "LN-BIAS-1",  "LN-MASK-2",  "LN-EMPTY-1", "LN-SPECIAL-1"};
   for (auto v : aclnn_ref::layer_norm_backward_variants()) d.variants.emplace_back(v);
-  d.available = [](const AbiTable &a) {
-    return a.layer_norm_backward_ws && a.layer_norm_backward && a.create_int_array &&
-           a.destroy_int_array && a.create_bool_array && a.destroy_bool_array;
+  // Its attributes are arrays the SUT creates, so their entry points are needed too.
+  d.available = [entries = two_phase_available(d.abi_name)](const AbiTable &a) {
+    return entries(a) && a.create_int_array && a.destroy_int_array && a.create_bool_array &&
+           a.destroy_bool_array;
   };
   d.phase_one = [](const AbiTable &a, const Case &c, const std::vector<aclTensor *> &t,
                    uint64_t *ws, aclOpExecutor **ex) -> aclnnStatus {
@@ -553,14 +556,14 @@ OpDescriptor make() {
         return ACLNN_ERR_INNER;
       }
     }
-    const aclnnStatus s = a.layer_norm_backward_ws(t[0], t[1], ns, t[2], t[3], t[4], t[5], mask,
-                                                   t[6], t[7], t[8], ws, ex);
+    const aclnnStatus s = ACLNN_ABI_ENTRY(a, aclnnLayerNormBackwardGetWorkspaceSize)(
+        t[0], t[1], ns, t[2], t[3], t[4], t[5], mask, t[6], t[7], t[8], ws, ex);
     if (ns) a.destroy_int_array(ns);
     if (mask) a.destroy_bool_array(mask);
     return s;
   };
   d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-    return a.layer_norm_backward(w, n, ex, s);
+    return ACLNN_ABI_ENTRY(a, aclnnLayerNormBackward)(w, n, ex, s);
   };
   d.check = [](const Case &c, const aclnn_ref::VariantSet &v) {
     return aclnn_ref::layer_norm_backward_check(oracle_call(c), v);
@@ -599,6 +602,9 @@ OpDescriptor make() {
   d.gen_valid = gen_valid;
   d.gen_large = [](Product p) { return gen_valid_sized(p, true); };
   d.gen_invalid = gen_invalid;
+  d.catalogue_op = d.name;
+  d.edge_cases = layer_norm_backward_edge_cases;
+  d.clauses = clauses_from_catalogue(d);
   return d;
 }
 

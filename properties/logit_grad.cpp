@@ -11,10 +11,15 @@
 #include <limits>
 #include <string>
 
+#include "aclnnop/aclnn_logit_grad.h"
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 
 namespace aclnn_conform {
+
+// The op's edge-case table (edge_cases/logit_grad.cpp).
+std::vector<EdgeCase> logit_grad_edge_cases();
+
 namespace {
 
 using aclnn_ref::DType;
@@ -231,18 +236,14 @@ OpDescriptor make() {
   d.name = "LogitGrad";
   d.abi_name = "aclnnLogitGrad";
   d.outputs = {"out"};
-  d.clauses = {"LOGIT-NULL-1",    "LOGIT-DTYPE-1",       "LOGIT-SHAPE-1",        "LOGIT-RANK-1",
-               "LOGIT-EMPTY-1",   "LOGIT-EPS-NAN-1",     "LOGIT-EPS-INF-1",      "LOGIT-EPS-GT1-1",
-               "LOGIT-EPS-EQ1-1", "LOGIT-X-NONFINITE-1", "LOGIT-DY-NONFINITE-1", "LOGIT-VALUE-1",
-               "LOGIT-X01-1"};
   for (auto v : aclnn_ref::logit_grad_variants()) d.variants.emplace_back(v);
-  d.available = [](const AbiTable &a) { return a.logit_grad_ws && a.logit_grad; };
+  d.available = two_phase_available(d.abi_name);
   d.phase_one = [](const AbiTable &a, const Case &c, const std::vector<aclTensor *> &t,
                    uint64_t *ws, aclOpExecutor **ex) {
-    return a.logit_grad_ws(t[0], t[1], eps_of(c), t[2], ws, ex);
+    return ACLNN_ABI_ENTRY(a, aclnnLogitGradGetWorkspaceSize)(t[0], t[1], eps_of(c), t[2], ws, ex);
   };
   d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-    return a.logit_grad(w, n, ex, s);
+    return ACLNN_ABI_ENTRY(a, aclnnLogitGrad)(w, n, ex, s);
   };
   d.check = [](const Case &c, const aclnn_ref::VariantSet &v) {
     return aclnn_ref::logit_grad_check(oracle_call(c), v);
@@ -269,6 +270,10 @@ OpDescriptor make() {
     return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "out", 65537, 262144), "out",
                                    {"x", "dy"});
   };
+  d.catalogue_op = d.name;
+  d.shared_clause_enforcers = {{"ABI-SOC-1", "InvalidCallsAreRejectedInOrder"}};
+  d.edge_cases = logit_grad_edge_cases;
+  d.clauses = clauses_from_catalogue(d);
   return d;
 }
 

@@ -1,13 +1,13 @@
 // The op registry: each entry ties together what every layer needs of one op - its name and
 // clauses, its generators of valid and invalid cases, the call through the ABI, and the oracle.
-// Adding an op is one file under properties/ that defines a descriptor, plus one line in
-// registry.cpp.
+// Every other layer learns the ops from registry(); adding an op: docs/adding-an-op.md.
 #pragma once
 
 #include <rapidcheck.h>
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "properties/case.hpp"
@@ -16,15 +16,19 @@
 
 namespace aclnn_conform {
 
+struct EdgeCase;  // edge_cases/edge_case.hpp
+
 struct OpDescriptor {
   std::string name;                  // "GeluBackward"
-  std::string abi_name;              // "aclnnGeluBackward"
+  std::string abi_name;              // "aclnnGeluBackward" (and "...GetWorkspaceSize")
   std::vector<std::string> outputs;  // tensor names the op writes
-  // Every clause this op's properties and edge cases enforce (op clauses and shared ones).
+  // Every clause this op's properties and edge cases enforce: derived from the clause catalogue
+  // by clauses_from_catalogue() (the hooks at the end say how), never listed by hand.
   std::vector<std::string> clauses;
   std::vector<std::string> variants;  // as the oracle names them
 
-  // True if the SUT exports the op's two entry points.
+  // True if the SUT exports the op's two entry points (abi_symbols()) and whatever else the op
+  // calls; two_phase_available() unless the op needs more.
   std::function<bool(const AbiTable &)> available;
   // Phase one through the ABI: tensors staged in the case's order (nullptr for NULL arguments).
   std::function<aclnnStatus(const AbiTable &, const Case &, const std::vector<aclTensor *> &,
@@ -59,7 +63,35 @@ struct OpDescriptor {
   // Large valid calls (tens of thousands of elements and more: threaded paths, workspaces), drawn
   // now and then by a campaign; empty if the op has none.
   std::function<rc::Gen<Case>(Product)> gen_large;
+
+  // ---- per-op hooks (registry helper)
+  // The op its clauses carry in spec/clauses.json (V1 and V2 of GroupedBiasAddGrad share one).
+  std::string catalogue_op;
+  // Clauses of catalogue_op that belong to another variant, not to this op (GBAG-TYPE-1 is V2's).
+  std::vector<std::string> clauses_of_other_variants;
+  // "common" clauses this op's own properties and edge rows enforce, listed in `clauses` after
+  // the op's (GroupedBiasAddGrad: ABI-SOC-1).
+  std::vector<std::string> shared_clauses;
+  // Error clauses that state a precondition the caller must guarantee (GBAG-IDX-1): on a call
+  // that breaks one, any status is the SUT's right; the judge checks only memory safety.
+  std::vector<std::string> caller_precondition_clauses;
+  // Shared clauses whose registry-wide enforcer is one of this op's tests: (clause, property),
+  // the test being "<name>Property.<property>" (GeluBackward stands for ABI-BCAST-1, ...).
+  std::vector<std::pair<std::string, std::string>> shared_clause_enforcers;
+  // The op's edge-case table (edge_cases/<op>.cpp); null where another op's table holds its rows
+  // (GroupedBiasAddGradV2's are in GroupedBiasAddGrad's, in the order the campaign runs them).
+  std::vector<EdgeCase> (*edge_cases)() = nullptr;
 };
+
+// The op's clauses: catalogue_op's in the catalogue's order, less clauses_of_other_variants, then
+// shared_clauses. Each descriptor sets `clauses` from this.
+std::vector<std::string> clauses_from_catalogue(const OpDescriptor &op);
+// The ABI symbols of the op: "<abi_name>GetWorkspaceSize" and "<abi_name>".
+std::vector<std::string> abi_symbols(const OpDescriptor &op);
+// `available` for an op that needs only its two entry points.
+std::function<bool(const AbiTable &)> two_phase_available(const std::string &abi_name);
+// The GoogleTest name of one of the op's own properties: "GeluBackwardProperty.ZeroDyGivesZeroDx".
+std::string property_test_name(const OpDescriptor &op, const std::string &property);
 
 // All ops, in the spec's order.
 const std::vector<const OpDescriptor *> &registry();

@@ -7,11 +7,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aclnnop/aclnn_selu_backward.h"
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
 
 namespace aclnn_conform {
+
+// The op's edge-case table (edge_cases/selu_backward.cpp).
+std::vector<EdgeCase> selu_backward_edge_cases();
+
 namespace {
 
 using aclnn_ref::DType;
@@ -248,14 +253,14 @@ OpDescriptor make() {
   d.name = "SeluBackward";
   d.abi_name = "aclnnSeluBackward";
   d.outputs = {"gradInput"};
-  d.clauses = {"SELU-NULL-1",  "SELU-DTYPE-1", "SELU-DTYPE-2", "SELU-SHAPE-1", "SELU-RANK-1",
-               "SELU-EMPTY-1", "SELU-VALUE-1", "SELU-ZERO-1",  "SELU-NAN-1",   "SELU-INT-1"};
   for (auto v : aclnn_ref::selu_backward_variants()) d.variants.emplace_back(v);
-  d.available = [](const AbiTable &a) { return a.selu_backward_ws && a.selu_backward; };
+  d.available = two_phase_available(d.abi_name);
   d.phase_one = [](const AbiTable &a, const Case &, const std::vector<aclTensor *> &t, uint64_t *ws,
-                   aclOpExecutor **ex) { return a.selu_backward_ws(t[0], t[1], t[2], ws, ex); };
+                   aclOpExecutor **ex) {
+    return ACLNN_ABI_ENTRY(a, aclnnSeluBackwardGetWorkspaceSize)(t[0], t[1], t[2], ws, ex);
+  };
   d.phase_two = [](const AbiTable &a, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-    return a.selu_backward(w, n, ex, s);
+    return ACLNN_ABI_ENTRY(a, aclnnSeluBackward)(w, n, ex, s);
   };
   d.check = [](const Case &c, const aclnn_ref::VariantSet &v) {
     return aclnn_ref::selu_backward_check(oracle_call(c), v);
@@ -283,6 +288,9 @@ OpDescriptor make() {
     return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "gradInput", 65537, 262144),
                                    "gradInput", {"gradOutput", "result"});
   };
+  d.catalogue_op = d.name;
+  d.edge_cases = selu_backward_edge_cases;
+  d.clauses = clauses_from_catalogue(d);
   return d;
 }
 

@@ -29,6 +29,10 @@ std::string Sut::builtin_path() {
   return ACLNN_BUILTIN_LIBRARY;
 }
 
+void *AbiTable::symbol(const std::string &name) const {
+  return library == nullptr ? nullptr : dlsym(library, name.c_str());
+}
+
 namespace {
 template <typename F>
 void bind(void *handle, const char *symbol, F &slot) {
@@ -74,18 +78,7 @@ std::unique_ptr<Sut> Sut::load(const std::string &path, std::string &error) {
   bind(h, "aclGetRecentErrMsg", t.recent_error);
   bind(h, "aclSetAclOpExecutorRepeatable", t.set_repeatable);
   bind(h, "aclDestroyAclOpExecutor", t.destroy_executor);
-  bind(h, "aclnnGeluBackwardGetWorkspaceSize", t.gelu_backward_ws);
-  bind(h, "aclnnGeluBackward", t.gelu_backward);
-  bind(h, "aclnnSeluBackwardGetWorkspaceSize", t.selu_backward_ws);
-  bind(h, "aclnnSeluBackward", t.selu_backward);
-  bind(h, "aclnnLayerNormBackwardGetWorkspaceSize", t.layer_norm_backward_ws);
-  bind(h, "aclnnLayerNormBackward", t.layer_norm_backward);
-  bind(h, "aclnnLogitGradGetWorkspaceSize", t.logit_grad_ws);
-  bind(h, "aclnnLogitGrad", t.logit_grad);
-  bind(h, "aclnnGroupedBiasAddGradGetWorkspaceSize", t.grouped_bias_add_grad_ws);
-  bind(h, "aclnnGroupedBiasAddGrad", t.grouped_bias_add_grad);
-  bind(h, "aclnnGroupedBiasAddGradV2GetWorkspaceSize", t.grouped_bias_add_grad_v2_ws);
-  bind(h, "aclnnGroupedBiasAddGradV2", t.grouped_bias_add_grad_v2);
+  t.library = h;
   std::string missing;
   const std::pair<const char *, const void *> required[] = {
       {"aclInit", reinterpret_cast<const void *>(t.init)},

@@ -7,15 +7,11 @@
 #include <string>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_gelu_backward.h"
-#include "aclnnop/aclnn_grouped_bias_add_grad.h"
-#include "aclnnop/aclnn_layer_norm_backward.h"
-#include "aclnnop/aclnn_logit_grad.h"
-#include "aclnnop/aclnn_selu_backward.h"
+#include "aclnn/aclnn_base.h"
 
 namespace aclnn_conform {
 
-// Entry points; an op pointer is null where the library lacks the op (its clauses are then
+// Entry points; an op entry is null where the library lacks the op (its clauses are then
 // reported "not reached"), a runtime pointer is never null in a loaded table.
 struct AbiTable {
   decltype(&aclInit) init = nullptr;
@@ -38,19 +34,20 @@ struct AbiTable {
   decltype(&aclSetAclOpExecutorRepeatable) set_repeatable = nullptr;  // optional
   decltype(&aclDestroyAclOpExecutor) destroy_executor = nullptr;      // optional
 
-  decltype(&aclnnGeluBackwardGetWorkspaceSize) gelu_backward_ws = nullptr;
-  decltype(&aclnnGeluBackward) gelu_backward = nullptr;
-  decltype(&aclnnSeluBackwardGetWorkspaceSize) selu_backward_ws = nullptr;
-  decltype(&aclnnSeluBackward) selu_backward = nullptr;
-  decltype(&aclnnLayerNormBackwardGetWorkspaceSize) layer_norm_backward_ws = nullptr;
-  decltype(&aclnnLayerNormBackward) layer_norm_backward = nullptr;
-  decltype(&aclnnLogitGradGetWorkspaceSize) logit_grad_ws = nullptr;
-  decltype(&aclnnLogitGrad) logit_grad = nullptr;
-  decltype(&aclnnGroupedBiasAddGradGetWorkspaceSize) grouped_bias_add_grad_ws = nullptr;
-  decltype(&aclnnGroupedBiasAddGrad) grouped_bias_add_grad = nullptr;
-  decltype(&aclnnGroupedBiasAddGradV2GetWorkspaceSize) grouped_bias_add_grad_v2_ws = nullptr;
-  decltype(&aclnnGroupedBiasAddGradV2) grouped_bias_add_grad_v2 = nullptr;
+  // The loaded library. Op entry points are looked up by name, so this table knows no op: the op
+  // registry names each op's symbols (abi_symbols() in properties/op.hpp).
+  void *library = nullptr;
+  // An entry point by symbol name; null where the library lacks it.
+  void *symbol(const std::string &name) const;
+  template <typename F>
+  F entry(const std::string &name) const {
+    return reinterpret_cast<F>(symbol(name));
+  }
 };
+
+// An op entry point of the table, typed by the vendor's declaration of the same name:
+// ACLNN_ABI_ENTRY(abi, aclnnGeluBackward)(workspace, size, executor, stream).
+#define ACLNN_ABI_ENTRY(table, function) ((table).entry<decltype(&function)>(#function))
 
 class Sut {
  public:

@@ -11,6 +11,8 @@ import re
 import sys
 from pathlib import Path
 
+# One specification file per catalogue op; tests/properties/test_registry.cpp fails when these ops
+# and the op registry (properties/registry.cpp) disagree.
 OPS = {
     "README.md": "common",
     "gelu_backward.md": "GeluBackward",

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "aclnnop/aclnn_gelu_backward.h"
 #include "properties/generic.hpp"
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
@@ -32,8 +33,12 @@ TEST(Abi, StatusCodesAndEnumsAreTheVendors) {
   const AbiTable &abi = builtin_sut().abi();
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
-  EXPECT_EQ(abi.gelu_backward_ws(nullptr, nullptr, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(abi.gelu_backward_ws(nullptr, nullptr, nullptr, nullptr, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(
+      ACLNN_ABI_ENTRY(abi, aclnnGeluBackwardGetWorkspaceSize)(nullptr, nullptr, nullptr, &ws, &ex),
+      ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(ACLNN_ABI_ENTRY(abi, aclnnGeluBackwardGetWorkspaceSize)(nullptr, nullptr, nullptr,
+                                                                    nullptr, &ex),
+            ACLNN_ERR_PARAM_NULLPTR);
 }
 
 // ABI-TENSOR-1: negative dims, strides or offset, a view outside its storage, or an element count
@@ -77,8 +82,11 @@ TEST(Abi, FormatIsNotChecked) {
     aclTensor *c = abi.create_tensor(dims, 4, ACL_FLOAT, strides, 0, f, sdims, 1, out.data());
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
-    ASSERT_EQ(abi.gelu_backward_ws(a, b, c, &ws, &ex), ACLNN_SUCCESS) << f;
-    ASSERT_EQ(abi.gelu_backward(nullptr, ws, ex, builtin_sut().stream()), ACLNN_SUCCESS);
+    ASSERT_EQ(ACLNN_ABI_ENTRY(abi, aclnnGeluBackwardGetWorkspaceSize)(a, b, c, &ws, &ex),
+              ACLNN_SUCCESS)
+        << f;
+    ASSERT_EQ(ACLNN_ABI_ENTRY(abi, aclnnGeluBackward)(nullptr, ws, ex, builtin_sut().stream()),
+              ACLNN_SUCCESS);
     outs.push_back(out);
     abi.destroy_tensor(a);
     abi.destroy_tensor(b);

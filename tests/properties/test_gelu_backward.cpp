@@ -10,9 +10,11 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "tests/support/property_support.hpp"
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 const OpDescriptor &op() {
   return gelu_backward_op();
 }
@@ -34,47 +36,23 @@ ACLNN_PROP_COVERING(GeluBackwardProperty, InvalidCallsAreRejectedInOrder, 300,
   prop_invalid_call_rejected(builtin_sut(), op(), Product::kAtlasA2);
 }
 
-// VAL-DET-1.
-ACLNN_PROP(GeluBackwardProperty, Deterministic, 40, ()) {
-  prop_deterministic(builtin_sut(), op(), Product::kAtlasA2);
-}
-
-// ABI-TWOPHASE-3, ABI-TWOPHASE-4.
-ACLNN_PROP(GeluBackwardProperty, ExecutorRunsOnce, 40, ()) {
-  prop_executor_runs_once(builtin_sut(), op(), Product::kAtlasA2);
-}
-
 }  // namespace
 
 namespace {
 using namespace aclnn_conform;
-
-Outcome run_ok(const Case &c) {
-  const Outcome o = run_case(builtin_sut(), gelu_backward_op(), c);
-  RC_ASSERT(o.status == 0);
-  return o;
-}
+using namespace aclnn_conform::test_support;
 
 // A valid float case with moderate finite values (no specials), for metamorphic relations.
 Case moderate_case() {
-  Case c = *gelu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(gelu_backward_op().check(c, {}).ok());
+  Case c = test_support::valid_case(gelu_backward_op(), Product::kAtlasA2);
   for (const char *name : {"gradOutput", "self"}) {
     TensorArg &t = *c.tensor(name);
     RC_PRE(aclnn_ref::is_floating(t.dtype));
     // Normal magnitudes in [2^-4, 4] (or zero), so scaling by 2^k, |k| <= 3, stays exact in
     // every dtype: the relation is about dx, not about rounding the scaled dy.
-    t = map_values(t, [](double v) {
-      if (!std::isfinite(v)) return 1.0;
-      if (v == 0) return v;
-      return std::copysign(std::clamp(std::fabs(v), 0x1p-4, 4.0), v);
-    });
+    t = moderate_values(t);
   }
   return c;
-}
-
-bool is_normal_in(double v, DType t) {
-  return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, aclnn_ref::float_format(t).emin);
 }
 
 // Metamorphic: scaling dy by 2^k scales dx by exactly 2^k away from overflow and underflow.
@@ -84,7 +62,7 @@ ACLNN_PROP(GeluBackwardProperty, ScalingDyByAPowerOfTwoScalesDxExactly, 60, ()) 
   Case scaled = c;
   *scaled.tensor("gradOutput") =
       map_values(*c.tensor("gradOutput"), [k](double v) { return std::ldexp(v, k); });
-  const Outcome a = run_ok(c), b = run_ok(scaled);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), scaled);
   const TensorArg &out = *c.tensor("gradInput");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) {
@@ -97,20 +75,19 @@ ACLNN_PROP(GeluBackwardProperty, ScalingDyByAPowerOfTwoScalesDxExactly, 60, ()) 
 ACLNN_PROP(GeluBackwardProperty, ZeroDyGivesZeroDx, 40, ()) {
   Case c = moderate_case();
   *c.tensor("gradOutput") = map_values(*c.tensor("gradOutput"), [](double) { return 0.0; });
-  const Outcome o = run_ok(c);
+  const Outcome o = run_ok(op(), c);
   for (double v : view_values(*c.tensor("gradInput"), o.storage_after[2])) RC_ASSERT(v == 0.0);
 }
 
 // Metamorphic (GELU-BCAST-1): broadcasting an operand equals materialising it.
 ACLNN_PROP(GeluBackwardProperty, BroadcastingEqualsMaterialising, 60, ()) {
-  const Case c = *gelu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(gelu_backward_op().check(c, {}).ok());
+  const Case c = test_support::valid_case(gelu_backward_op(), Product::kAtlasA2);
   const auto &shape = c.tensor("gradInput")->shape;
   Case full = c;
   full.aliases.clear();  // materialised inputs: no longer the output's view (not in-place)
   *full.tensor("gradOutput") = materialise(*c.tensor("gradOutput"), shape);
   *full.tensor("self") = materialise(*c.tensor("self"), shape);
-  const Outcome a = run_ok(c), b = run_ok(full);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), full);
   RC_ASSERT(a.storage_after[2] == b.storage_after[2]);
 }
 

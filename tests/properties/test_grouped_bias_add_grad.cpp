@@ -10,6 +10,7 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "tests/support/property_support.hpp"
 
 namespace aclnn_conform {
 // From properties/grouped_bias_add_grad.cpp.
@@ -19,6 +20,7 @@ void gbag_set_index_values(TensorArg &t, const std::vector<int64_t> &values);
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 
 const OpDescriptor &either() {
   return **rc::gen::element(&grouped_bias_add_grad_op(), &grouped_bias_add_grad_v2_op());
@@ -62,38 +64,16 @@ ACLNN_PROP_COVERING(GroupedBiasAddGradV2Property, InvalidCallsAreRejectedInOrder
   prop_invalid_call_rejected(builtin_sut(), grouped_bias_add_grad_v2_op(), Product::kAtlasA2);
 }
 
-// VAL-DET-1, GBAG-VALUE-3.
-ACLNN_PROP(GroupedBiasAddGradProperty, Deterministic, 60, ()) {
-  prop_deterministic(builtin_sut(), grouped_bias_add_grad_op(), Product::kAtlasA2);
-}
-ACLNN_PROP(GroupedBiasAddGradV2Property, Deterministic, 60, ()) {
-  prop_deterministic(builtin_sut(), grouped_bias_add_grad_v2_op(), Product::kAtlasA2);
-}
-
-// ABI-TWOPHASE-3, ABI-TWOPHASE-4.
-ACLNN_PROP(GroupedBiasAddGradProperty, ExecutorRunsOnce, 40, ()) {
-  prop_executor_runs_once(builtin_sut(), grouped_bias_add_grad_op(), Product::kAtlasA2);
-}
-ACLNN_PROP(GroupedBiasAddGradV2Property, ExecutorRunsOnce, 40, ()) {
-  prop_executor_runs_once(builtin_sut(), grouped_bias_add_grad_v2_op(), Product::kAtlasA2);
-}
-
 }  // namespace
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 
 constexpr size_t kOut = 2;  // "out" is the third tensor
 
-Outcome run_ok(const OpDescriptor &op, const Case &c) {
-  const Outcome o = run_case(builtin_sut(), op, c);
-  RC_ASSERT(o.status == 0);
-  return o;
-}
-
 Case valid_case(const OpDescriptor &op) {
-  Case c = *op.gen_valid(Product::kAtlasA2);
-  RC_PRE(op.check(c, {}).ok());
+  Case c = test_support::valid_case(op, Product::kAtlasA2);
   RC_PRE(c.tensor("out")->numel() > 0);  // something to compare
   return c;
 }
@@ -133,19 +113,11 @@ ACLNN_PROP(GroupedBiasAddGradProperty, SizesEqualTheirPrefixSums, 100, ()) {
   RC_ASSERT(a.storage_after[kOut] == b.storage_after[kOut]);
 }
 
-bool is_normal_in(double v, DType t) {
-  return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, aclnn_ref::float_format(t).emin);
-}
-
 // A valid case whose gradY holds moderate values only (magnitudes in [2^-4, 4] or zero), so
 // scaling by 2^k, |k| <= 3, is exact in every dtype.
 Case moderate_case(const OpDescriptor &op) {
   Case c = valid_case(op);
-  *c.tensor("gradY") = map_values(*c.tensor("gradY"), [](double v) {
-    if (!std::isfinite(v)) return 1.0;
-    if (v == 0) return v;
-    return std::copysign(std::clamp(std::fabs(v), 0x1p-4, 4.0), v);
-  });
+  *c.tensor("gradY") = moderate_values(*c.tensor("gradY"));
   return c;
 }
 

@@ -10,9 +10,11 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "tests/support/property_support.hpp"
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 const OpDescriptor &op() {
   return layer_norm_backward_op();
 }
@@ -38,26 +40,11 @@ ACLNN_PROP_COVERING(LayerNormBackwardProperty, InvalidCallsAreRejectedInOrder, 1
   prop_invalid_call_rejected(builtin_sut(), op(), Product::kAtlasA2);
 }
 
-// VAL-DET-1, LN-VALUE-3 (reductions deterministic for any thread count).
-ACLNN_PROP(LayerNormBackwardProperty, Deterministic, 80, ()) {
-  prop_deterministic(builtin_sut(), op(), Product::kAtlasA2);
-}
-
-// ABI-TWOPHASE-3, ABI-TWOPHASE-4.
-ACLNN_PROP(LayerNormBackwardProperty, ExecutorRunsOnce, 50, ()) {
-  prop_executor_runs_once(builtin_sut(), op(), Product::kAtlasA2);
-}
-
 }  // namespace
 
 namespace {
 using namespace aclnn_conform;
-
-Outcome run_ok(const Case &c) {
-  const Outcome o = run_case(builtin_sut(), layer_norm_backward_op(), c);
-  RC_ASSERT(o.status == 0);
-  return o;
-}
+using namespace aclnn_conform::test_support;
 
 size_t index_of(const Case &c, const std::string &name) {
   size_t i = 0;
@@ -71,8 +58,7 @@ const char *const kOutputs[] = {"gradInputOut", "gradWeightOut", "gradBiasOut"};
 // relations: magnitudes in [2^-4, 4] (or zero), so scaling gradOut by 2^k, |k| <= 3, is exact in
 // every dtype and no intermediate comes near overflow or underflow.
 Case moderate_case() {
-  Case c = *layer_norm_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(layer_norm_backward_op().check(c, {}).ok());
+  Case c = test_support::valid_case(layer_norm_backward_op(), Product::kAtlasA2);
   // Something to compare: a requested output with elements.
   const auto &mask = std::get<std::vector<bool>>(*c.attr("outputMask"));
   bool any = false;
@@ -81,17 +67,9 @@ Case moderate_case() {
   for (const char *name : {"gradOut", "input", "mean", "rstd", "weightOptional", "biasOptional"}) {
     TensorArg &t = *c.tensor(name);
     if (!t.present) continue;
-    t = map_values(t, [](double v) {
-      if (!std::isfinite(v)) return 1.0;
-      if (v == 0) return v;
-      return std::copysign(std::clamp(std::fabs(v), 0x1p-4, 4.0), v);
-    });
+    t = moderate_values(t);
   }
   return c;
-}
-
-bool is_normal_in(double v, DType t) {
-  return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, aclnn_ref::float_format(t).emin);
 }
 
 // Metamorphic (LN-VALUE-1/2): every output is linear in gradOut, so scaling gradOut by 2^k scales
@@ -104,7 +82,7 @@ ACLNN_PROP(LayerNormBackwardProperty, ScalingGradOutByAPowerOfTwoScalesOutputsEx
   Case scaled = c;
   *scaled.tensor("gradOut") =
       map_values(*c.tensor("gradOut"), [k](double v) { return std::ldexp(v, k); });
-  const Outcome a = run_ok(c), b = run_ok(scaled);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), scaled);
   const auto &mask = std::get<std::vector<bool>>(*c.attr("outputMask"));
   for (size_t o = 0; o < 3; ++o) {
     if (!mask[o]) continue;
@@ -123,7 +101,7 @@ ACLNN_PROP(LayerNormBackwardProperty, ScalingGradOutByAPowerOfTwoScalesOutputsEx
 ACLNN_PROP(LayerNormBackwardProperty, ZeroGradOutGivesZeroOutputs, 80, ()) {
   Case c = moderate_case();
   *c.tensor("gradOut") = map_values(*c.tensor("gradOut"), [](double) { return 0.0; });
-  const Outcome o = run_ok(c);
+  const Outcome o = run_ok(op(), c);
   const auto &mask = std::get<std::vector<bool>>(*c.attr("outputMask"));
   for (size_t k = 0; k < 3; ++k) {
     if (!mask[k]) continue;
@@ -135,8 +113,7 @@ ACLNN_PROP(LayerNormBackwardProperty, ZeroGradOutGivesZeroOutputs, 80, ()) {
 // Metamorphic (LN-BIAS-1): bias takes no part in the values - removing it, or replacing its
 // values (NaN included), leaves every output bitwise the same.
 ACLNN_PROP(LayerNormBackwardProperty, BiasChangesNothing, 80, ()) {
-  const Case c = *layer_norm_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(layer_norm_backward_op().check(c, {}).ok());
+  const Case c = test_support::valid_case(layer_norm_backward_op(), Product::kAtlasA2);
   RC_PRE(c.tensor("biasOptional")->present);
   Case other = c;
   if (*rc::gen::arbitrary<bool>())
@@ -145,7 +122,7 @@ ACLNN_PROP(LayerNormBackwardProperty, BiasChangesNothing, 80, ()) {
     *other.tensor("biasOptional") =
         map_values(*c.tensor("biasOptional"), [](double v) { return v == v ? -v + 1 : 0.0; });
   RC_PRE(layer_norm_backward_op().check(other, {}).ok());
-  const Outcome a = run_ok(c), b = run_ok(other);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), other);
   for (const char *name : kOutputs) {
     const size_t i = index_of(c, name);
     RC_ASSERT(a.storage_after[i] == b.storage_after[i]);

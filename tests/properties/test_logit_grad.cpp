@@ -11,9 +11,11 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "tests/support/property_support.hpp"
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 const OpDescriptor &op() {
   return logit_grad_op();
 }
@@ -45,28 +47,14 @@ ACLNN_PROP_COVERING(LogitGradProperty, InvalidCallsAreRejectedInOrder, 300,
 // LOGIT-EMPTY-1, ABI-EMPTY-1: an empty call succeeds with workspace 0 (the judge checks that
 // nothing is written).
 ACLNN_PROP(LogitGradProperty, EmptyCallsNeedNoWorkspace, 40, ()) {
-  const Case c = *op().gen_valid(Product::kAtlasA2);
-  RC_PRE(op().check(c, {}).ok() && c.tensor("out")->numel() == 0);
-  const Outcome o = run_case(builtin_sut(), op(), c);
-  RC_ASSERT(o.status == 0);
-  RC_ASSERT(o.workspace_size == 0u);
-  assert_judged(c, judge(op(), c, o));
-}
-
-// VAL-DET-1.
-ACLNN_PROP(LogitGradProperty, Deterministic, 40, ()) {
-  prop_deterministic(builtin_sut(), op(), Product::kAtlasA2);
-}
-
-// ABI-TWOPHASE-3, ABI-TWOPHASE-4.
-ACLNN_PROP(LogitGradProperty, ExecutorRunsOnce, 40, ()) {
-  prop_executor_runs_once(builtin_sut(), op(), Product::kAtlasA2);
+  check_empty_call_needs_no_workspace(op(), "out");
 }
 
 }  // namespace
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 
 double eps_of(const Case &c) {
   return std::get<double>(*c.attr("eps"));
@@ -77,19 +65,9 @@ void set_eps(Case &c, double eps) {
     if (name == "eps") a = eps;
 }
 
-Outcome run_ok(const Case &c) {
-  const Outcome o = run_case(builtin_sut(), logit_grad_op(), c);
-  RC_ASSERT(o.status == 0);
-  return o;
-}
-
-bool same_value(double a, double b) {
-  return (std::isnan(a) && std::isnan(b)) || a == b;
-}
-
 Case valid_case() {
-  Case c = *logit_grad_op().gen_valid(*rc::gen::element(Product::kAtlasA2, Product::kAtlasA3));
-  RC_PRE(logit_grad_op().check(c, {}).ok());
+  Case c = test_support::valid_case(logit_grad_op(),
+                                    *rc::gen::element(Product::kAtlasA2, Product::kAtlasA3));
   return c;
 }
 
@@ -118,16 +96,8 @@ Case moderate_case() {
   TensorArg &dy = *c.tensor("dy");
   // Normal magnitudes in [2^-4, 4] (or zero), so scaling by 2^k, |k| <= 3, stays exact in every
   // dtype: the relation is about out, not about rounding the scaled dy.
-  dy = map_values(dy, [](double v) {
-    if (!std::isfinite(v)) return 1.0;
-    if (v == 0) return v;
-    return std::copysign(std::clamp(std::fabs(v), 0x1p-4, 4.0), v);
-  });
+  dy = moderate_values(dy);
   return c;
-}
-
-bool is_normal_in(double v, DType t) {
-  return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, aclnn_ref::float_format(t).emin);
 }
 
 // Metamorphic (LOGIT-VALUE-1): scaling dy by 2^k scales out by exactly 2^k where both results are
@@ -137,7 +107,7 @@ ACLNN_PROP(LogitGradProperty, ScalingDyByAPowerOfTwoScalesOutExactly, 60, ()) {
   const int k = *rc::gen::inRange(-3, 4);
   Case scaled = c;
   *scaled.tensor("dy") = map_values(*c.tensor("dy"), [k](double v) { return std::ldexp(v, k); });
-  const Outcome a = run_ok(c), b = run_ok(scaled);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), scaled);
   const TensorArg &out = *c.tensor("out");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) {
@@ -151,7 +121,7 @@ ACLNN_PROP(LogitGradProperty, ScalingDyByAPowerOfTwoScalesOutExactly, 60, ()) {
 ACLNN_PROP(LogitGradProperty, ZeroDyGivesZeroOut, 40, ()) {
   Case c = valid_case();
   *c.tensor("dy") = map_values(*c.tensor("dy"), [](double) { return 0.0; });
-  const Outcome o = run_ok(c);
+  const Outcome o = run_ok(op(), c);
   const auto out = view_values(*c.tensor("out"), o.storage_after[2]);
   const auto *x = c.view("x");
   const double eps = eps_of(c);
@@ -165,7 +135,7 @@ ACLNN_PROP(LogitGradProperty, NegatingDyNegatesOut, 40, ()) {
   const Case c = valid_case();
   Case neg = c;
   *neg.tensor("dy") = map_values(*c.tensor("dy"), [](double v) { return -v; });
-  const Outcome a = run_ok(c), b = run_ok(neg);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), neg);
   const TensorArg &out = *c.tensor("out");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) RC_ASSERT(same_value(vb[i], -va[i]));
@@ -180,7 +150,7 @@ ACLNN_PROP(LogitGradProperty, ValueInsideTheRangeDoesNotDependOnEps, 40, ()) {
   RC_PRE(eps >= 0 && eps < 1);
   Case wide = c;
   set_eps(wide, -1.0);
-  const Outcome a = run_ok(c), b = run_ok(wide);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), wide);
   const TensorArg &out = *c.tensor("out");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   const auto *x = c.view("x");
@@ -194,6 +164,7 @@ ACLNN_PROP(LogitGradProperty, ValueInsideTheRangeDoesNotDependOnEps, 40, ()) {
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 
 // Meta-test: the valid-case generator reaches every value variant's difference. The built-in
 // library follows the value of record; judged against each variant it must deviate on some

@@ -11,9 +11,11 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "tests/support/property_support.hpp"
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 const OpDescriptor &op() {
   return selu_backward_op();
 }
@@ -43,59 +45,26 @@ ACLNN_PROP_COVERING(SeluBackwardProperty, InvalidCallsAreRejectedInOrder, 300,
 // SELU-EMPTY-1, ABI-EMPTY-1: an empty call succeeds with workspace 0 (the judge checks that nothing
 // is written).
 ACLNN_PROP(SeluBackwardProperty, EmptyCallsNeedNoWorkspace, 40, ()) {
-  const Case c = *op().gen_valid(Product::kAtlasA2);
-  RC_PRE(op().check(c, {}).ok() && c.tensor("gradInput")->numel() == 0);
-  const Outcome o = run_case(builtin_sut(), op(), c);
-  RC_ASSERT(o.status == 0);
-  RC_ASSERT(o.workspace_size == 0u);
-  assert_judged(c, judge(op(), c, o));
-}
-
-// VAL-DET-1.
-ACLNN_PROP(SeluBackwardProperty, Deterministic, 40, ()) {
-  prop_deterministic(builtin_sut(), op(), Product::kAtlasA2);
-}
-
-// ABI-TWOPHASE-3, ABI-TWOPHASE-4.
-ACLNN_PROP(SeluBackwardProperty, ExecutorRunsOnce, 40, ()) {
-  prop_executor_runs_once(builtin_sut(), op(), Product::kAtlasA2);
+  check_empty_call_needs_no_workspace(op(), "gradInput");
 }
 
 }  // namespace
 
 namespace {
 using namespace aclnn_conform;
-
-Outcome run_ok(const Case &c) {
-  const Outcome o = run_case(builtin_sut(), selu_backward_op(), c);
-  RC_ASSERT(o.status == 0);
-  return o;
-}
-
-bool same_value(double a, double b) {
-  return (std::isnan(a) && std::isnan(b)) || a == b;
-}
+using namespace aclnn_conform::test_support;
 
 // A valid float case whose dy has moderate finite values (y keeps every special value: the
 // relations below hold for any y).
 Case moderate_case() {
-  Case c = *selu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(selu_backward_op().check(c, {}).ok());
+  Case c = test_support::valid_case(selu_backward_op(), Product::kAtlasA2);
   TensorArg &dy = *c.tensor("gradOutput");
   RC_PRE(aclnn_ref::is_floating(dy.dtype));
   // Normal magnitudes in [2^-4, 4] (or zero), so scaling by 2^k, |k| <= 3, stays exact in every
   // dtype: the relation is about dx, not about rounding the scaled dy (an fp16 subnormal dy
   // scaled by 2^-3 would be rounded, which is not a deviation).
-  dy = map_values(dy, [](double v) {
-    if (!std::isfinite(v)) return 1.0;
-    if (v == 0) return v;
-    return std::copysign(std::clamp(std::fabs(v), 0x1p-4, 4.0), v);
-  });
+  dy = moderate_values(dy);
   return c;
-}
-
-bool is_normal_in(double v, DType t) {
-  return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, aclnn_ref::float_format(t).emin);
 }
 
 // Metamorphic (SELU-VALUE-1): scaling dy by 2^k scales dx by exactly 2^k where both results are
@@ -107,7 +76,7 @@ ACLNN_PROP(SeluBackwardProperty, ScalingDyByAPowerOfTwoScalesDxExactly, 60, ()) 
   Case scaled = c;
   *scaled.tensor("gradOutput") =
       map_values(*c.tensor("gradOutput"), [k](double v) { return std::ldexp(v, k); });
-  const Outcome a = run_ok(c), b = run_ok(scaled);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), scaled);
   const TensorArg &out = *c.tensor("gradInput");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) {
@@ -119,10 +88,9 @@ ACLNN_PROP(SeluBackwardProperty, ScalingDyByAPowerOfTwoScalesDxExactly, 60, ()) 
 // Metamorphic (SELU-VALUE-1, SELU-ZERO-1): dy = 0 gives dx = +-0 wherever the factor (λ, or
 // y + λα) is finite, i.e. for every finite y, in every dtype (integers included).
 ACLNN_PROP(SeluBackwardProperty, ZeroDyGivesZeroDx, 40, ()) {
-  Case c = *selu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(selu_backward_op().check(c, {}).ok());
+  Case c = test_support::valid_case(selu_backward_op(), Product::kAtlasA2);
   *c.tensor("gradOutput") = map_values(*c.tensor("gradOutput"), [](double) { return 0.0; });
-  const Outcome o = run_ok(c);
+  const Outcome o = run_ok(op(), c);
   const auto dx = view_values(*c.tensor("gradInput"), o.storage_after[2]);
   const auto *y = c.view("result");
   for (size_t i = 0; i < dx.size(); ++i)
@@ -133,12 +101,11 @@ ACLNN_PROP(SeluBackwardProperty, ZeroDyGivesZeroDx, 40, ()) {
 // depend on y: replacing every such y by +0 leaves every output element unchanged, sign of zero
 // included (NaN outputs are compared as NaN: their payload may follow a NaN input's).
 ACLNN_PROP(SeluBackwardProperty, NonNegativeYDoesNotMatter, 40, ()) {
-  const Case c = *selu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(selu_backward_op().check(c, {}).ok());
+  const Case c = test_support::valid_case(selu_backward_op(), Product::kAtlasA2);
   Case zeroed = c;
   *zeroed.tensor("result") =
       map_values(*c.tensor("result"), [](double y) { return y >= 0 ? 0.0 : y; });
-  const Outcome a = run_ok(c), b = run_ok(zeroed);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), zeroed);
   const TensorArg &out = *c.tensor("gradInput");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) {
@@ -150,12 +117,11 @@ ACLNN_PROP(SeluBackwardProperty, NonNegativeYDoesNotMatter, 40, ()) {
 // Metamorphic (SELU-VALUE-1): negating dy negates dx exactly (round-to-nearest-even is symmetric).
 // Float dtypes only: INT8/INT32 saturate asymmetrically (-(-128) is not an INT8).
 ACLNN_PROP(SeluBackwardProperty, NegatingDyNegatesDx, 40, ()) {
-  const Case c = *selu_backward_op().gen_valid(Product::kAtlasA2);
-  RC_PRE(selu_backward_op().check(c, {}).ok());
+  const Case c = test_support::valid_case(selu_backward_op(), Product::kAtlasA2);
   RC_PRE(aclnn_ref::is_floating(c.tensor("gradOutput")->dtype));
   Case neg = c;
   *neg.tensor("gradOutput") = map_values(*c.tensor("gradOutput"), [](double v) { return -v; });
-  const Outcome a = run_ok(c), b = run_ok(neg);
+  const Outcome a = run_ok(op(), c), b = run_ok(op(), neg);
   const TensorArg &out = *c.tensor("gradInput");
   const auto va = view_values(out, a.storage_after[2]), vb = view_values(out, b.storage_after[2]);
   for (size_t i = 0; i < va.size(); ++i) RC_ASSERT(same_value(vb[i], -va[i]));
@@ -165,6 +131,7 @@ ACLNN_PROP(SeluBackwardProperty, NegatingDyNegatesDx, 40, ()) {
 
 namespace {
 using namespace aclnn_conform;
+using namespace aclnn_conform::test_support;
 
 // Meta-test: the valid-case generator reaches every value variant's difference. The built-in
 // library follows the value of record; judged against each variant it must deviate on some
