@@ -432,6 +432,8 @@ OpDescriptor make(bool v2) {
   d.gen_valid = [v2](Product p) { return gen_valid_for(v2, p); };
   d.gen_large = [v2](Product p) { return gen_large_for(v2, p); };
   d.gen_invalid = [v2](Product p) { return gen_invalid_for(v2, p); };
+  d.caller_precondition_clauses = {"GBAG-IDX-1"};
+  if (v2) d.docs_page_op = kV1;
   return d;
 }
 

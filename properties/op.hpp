@@ -59,6 +59,15 @@ struct OpDescriptor {
   // Large valid calls (tens of thousands of elements and more: threaded paths, workspaces), drawn
   // now and then by a campaign; empty if the op has none.
   std::function<rc::Gen<Case>(Product)> gen_large;
+
+  // ---- per-op hooks (campaign helper)
+  // Error clauses that state preconditions the caller must guarantee: a call breaking one may
+  // return any status but must not crash or write outside its outputs (repro programs accept any
+  // status for them, as properties/judge.cpp judges them).
+  std::vector<std::string> caller_precondition_clauses;
+  // The op whose documentation page (ops/<name>.md, campaign/docs.cpp) lists this descriptor's
+  // ABI, when it is another form of that op (a V2 entry point); "" for the op's own page.
+  std::string docs_page_op;
 };
 
 // All ops, in the spec's order.
