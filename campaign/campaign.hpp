@@ -2,6 +2,25 @@
 // (a crash or a hang is a recorded deviation, never the end of the campaign), judged clause by
 // clause, with failing cases shrunk, fingerprinted against the spec's variants and stored in a
 // corpus that the next run replays first.
+//
+// The campaign's units, one job each:
+//   campaign.cpp         the run loop: queues tasks (corpus, edge rows, probes, the seed space),
+//                        keeps the pool busy, turns records into verdicts, deviations and crashes
+//   selection.cpp        set-up: loads the SUT and the competitor, selects ops and clauses, warns
+//                        about entries that match nothing
+//   task.cpp             the units of work: the seed space, edge rows, fixed probes
+//   worker_pool.cpp      forked workers: pipes, the shared call-trace page, output capture,
+//                        crash/hang detection (case timeout), reaping, stopping
+//   worker_protocol.cpp  the pipe's records ("<tag> <JSON>" lines) and the accuracy rows they carry
+//   worker.cpp           what one worker does: runs, judges and shrinks tasks, guards its process
+//   corpus.cpp           stores counterexamples and loads them for replay
+//   result.cpp           CampaignResult and its one serialisation (report.json, shards; a
+//                        Deviation's to_json is also the pipe's failure record), merging accuracy
+//                        and shards, clause statuses
+//   report.cpp, report_html.cpp   Markdown, JUnit, HTML; clause_counts() for them and the CLI
+//   repro.cpp            standalone repro programs; docs.cpp, golden.cpp, causes.cpp, ...
+// Op-specific behaviour is read from the op's descriptor (properties/op.hpp, per-op hooks), never
+// named here.
 #pragma once
 
 #include <csignal>
@@ -70,9 +89,7 @@ int tier_min_cases(Tier t);
 // std::runtime_error on a set-up error (SUT cannot be loaded, no such op, ...).
 CampaignResult run_campaign(const CampaignConfig &config, std::ostream &log);
 
-// The corpus files among paths (directories: their *.json files), sorted; throws
-// std::invalid_argument naming a path that does not exist.
-std::vector<std::filesystem::path> corpus_files(const std::vector<std::string> &paths);
+// corpus_files(), load_corpus(): campaign/corpus.hpp.
 
 // Re-runs stored counterexamples (corpus files or a directory of them) on the SUT.
 CampaignResult replay_cases(const CampaignConfig &config, const std::vector<std::string> &paths,

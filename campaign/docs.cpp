@@ -58,8 +58,7 @@ std::map<std::string, std::string> generated_docs() {
     std::string page = fmt::format(
         "# {}\n\n{}", op_name == "common" ? "Shared rules (ABI-*, VAL-*)" : op_name, kGenerated);
     for (const auto *op : registry())
-      if (op->name == op_name ||
-          (op_name == "GroupedBiasAddGrad" && op->name == "GroupedBiasAddGradV2"))
+      if ((op->docs_page_op.empty() ? op->name : op->docs_page_op) == op_name)
         page += fmt::format(
             "- ABI: `{}GetWorkspaceSize` + `{}` (header `{}`); variants the framework recognises: "
             "{}\n",

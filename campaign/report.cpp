@@ -17,6 +17,37 @@
 #include "reference/dtype.hpp"
 
 namespace aclnn_conform {
+
+ClauseCounts clause_counts(const CampaignResult &r) {
+  ClauseCounts c;
+  for (const auto &v : r.clauses) {
+    switch (v.status) {
+      case ClauseStatus::kConforms:
+        ++c.conforms;
+        break;
+      case ClauseStatus::kDeviates:
+        ++c.deviates;
+        break;
+      case ClauseStatus::kNotReached:
+        ++c.not_reached;
+        break;
+      case ClauseStatus::kSkipped:
+        ++c.skipped;
+        break;
+      case ClauseStatus::kExpectedFailure:
+        ++c.xfail;
+        break;
+      case ClauseStatus::kUnderTested:
+        ++c.under_tested;
+        break;
+      case ClauseStatus::kConformsToVariant:
+        ++c.variant;
+        break;
+    }
+  }
+  return c;
+}
+
 namespace report_detail {
 
 // Valid UTF-8 only (invalid sequences become U+FFFD), without the C0 controls XML 1.0 forbids
@@ -123,36 +154,6 @@ std::string status_css(ClauseStatus s) {
       return "variant";
   }
   return "notreached";
-}
-
-Counts count(const CampaignResult &r) {
-  Counts c;
-  for (const auto &v : r.clauses) {
-    switch (v.status) {
-      case ClauseStatus::kConforms:
-        ++c.conforms;
-        break;
-      case ClauseStatus::kDeviates:
-        ++c.deviates;
-        break;
-      case ClauseStatus::kNotReached:
-        ++c.not_reached;
-        break;
-      case ClauseStatus::kSkipped:
-        ++c.skipped;
-        break;
-      case ClauseStatus::kExpectedFailure:
-        ++c.xfail;
-        break;
-      case ClauseStatus::kUnderTested:
-        ++c.under_tested;
-        break;
-      case ClauseStatus::kConformsToVariant:
-        ++c.variant;
-        break;
-    }
-  }
-  return c;
 }
 
 std::string plural(int64_t n, const char *word) {

@@ -6,11 +6,20 @@
 // report.json is the lead's to_json(CampaignResult). docs/report-format.md describes them all.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "campaign/result.hpp"
 
 namespace aclnn_conform {
+
+// How many clauses have each status: what every report and the CLI's summary count.
+struct ClauseCounts {
+  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0, under_tested = 0,
+          variant = 0;
+  int64_t incomplete() const { return not_reached + under_tested; }
+};
+ClauseCounts clause_counts(const CampaignResult &r);
 
 std::string render_markdown(const CampaignResult &r);
 std::string render_junit(const CampaignResult &r);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "campaign/report.hpp"
 #include "campaign/result.hpp"
 
 namespace aclnn_conform::report_detail {
@@ -15,12 +16,10 @@ namespace aclnn_conform::report_detail {
 std::string clean_utf8(const std::string &s);
 std::string attr(const std::string &s);  // escaped for an attribute value
 std::string status_css(ClauseStatus s);
-struct Counts {
-  int64_t conforms = 0, deviates = 0, not_reached = 0, skipped = 0, xfail = 0, under_tested = 0,
-          variant = 0;
-  int64_t incomplete() const { return not_reached + under_tested; }
-};
-Counts count(const CampaignResult &r);
+using Counts = ClauseCounts;
+inline Counts count(const CampaignResult &r) {
+  return clause_counts(r);
+}
 std::string plural(int64_t n, const char *word);
 std::string verdict_text(const CampaignResult &r);
 std::string counts_text(const CampaignResult &r);

@@ -590,21 +590,66 @@ std::string repro_file_name(const std::string &op, const std::string &clause, in
   return s;
 }
 
-std::string repro_program(const OpDescriptor &op, const Case &c,
-                          const aclnn_ref::Verdict &expected_verdict,
-                          const std::vector<aclnn_ref::ExpectedOutput> &expected_values,
-                          const ReproOptions &options) {
-  const std::string soc(product_name(c.product));
-  const bool expect_error = !expected_verdict.ok();
-  // GBAG-IDX-1 states preconditions the caller must guarantee: any status is acceptable, but the
-  // SUT must not crash or write outside its outputs (as properties/judge.cpp judges it).
-  const bool any_status = expect_error && expected_verdict.clause == "GBAG-IDX-1";
-  const bool ascend = options.tolerance.kind == aclnn_ref::Tolerance::Kind::kAscend;
-  const char *policy = ascend                                                         ? "ascend"
-                       : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kExact ? "exact"
-                       : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kSum   ? "sum"
-                                                                                      : "ulp";
+namespace {
 
+// What every step of a repro program reads: the call, what is expected of it, the policy, and the
+// names of the tensors' variables.
+struct ReproPlan {
+  const OpDescriptor &op;
+  const Case &c;
+  const aclnn_ref::Verdict &expected_verdict;
+  const std::vector<aclnn_ref::ExpectedOutput> &expected_values;
+  const ReproOptions &options;
+  std::string soc;
+  bool expect_error = false;
+  // A clause stating preconditions the caller must guarantee (OpDescriptor::
+  // caller_precondition_clauses): any status is acceptable, but the SUT must not crash or write
+  // outside its outputs (as properties/judge.cpp judges it).
+  bool any_status = false;
+  bool ascend = false;
+  const char *policy = "ulp";
+  std::vector<std::string> vars, phase_one_args;
+  // In-place use: an aliased output has no storage of its own; it is the input's ReproTensor
+  // (argvars), and that input may change within its view like an output.
+  std::vector<std::string> argvars;
+
+  ReproPlan(const OpDescriptor &op_, const Case &c_, const aclnn_ref::Verdict &verdict,
+            const std::vector<aclnn_ref::ExpectedOutput> &values, const ReproOptions &options_)
+      : op(op_), c(c_), expected_verdict(verdict), expected_values(values), options(options_) {
+    soc = std::string(product_name(c.product));
+    expect_error = !expected_verdict.ok();
+    any_status =
+        expect_error &&
+        std::find(op.caller_precondition_clauses.begin(), op.caller_precondition_clauses.end(),
+                  expected_verdict.clause) != op.caller_precondition_clauses.end();
+    ascend = options.tolerance.kind == aclnn_ref::Tolerance::Kind::kAscend;
+    policy = ascend                                                         ? "ascend"
+             : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kExact ? "exact"
+             : options.tolerance.kind == aclnn_ref::Tolerance::Kind::kSum   ? "sum"
+                                                                            : "ulp";
+    for (const auto &[name, t] : c.tensors) {
+      vars.push_back(var_name(name));
+      phase_one_args.push_back(t.present ? vars.back() : "nullptr");
+    }
+    argvars = vars;
+    for (size_t i = 0; i < c.tensors.size(); ++i)
+      if (const Alias *a = c.alias_of(c.tensors[i].first)) argvars[i] = var_name(a->input);
+  }
+
+  bool is_output(const std::string &name) const {
+    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end() ||
+           c.alias_of(name, true) != nullptr;
+  }
+};
+
+// The prologue, part one: how to build and run it, what it checks, its includes and helpers.
+std::string repro_file_header(const ReproPlan &p) {
+  const OpDescriptor &op = p.op;
+  const Case &c = p.c;
+  const aclnn_ref::Verdict &expected_verdict = p.expected_verdict;
+  const ReproOptions &options = p.options;
+  const bool expect_error = p.expect_error, any_status = p.any_status;
+  const char *policy = p.policy;
   std::string s;
   // One-line instructions first, so a user (and aclnn-conform's terminal summary) finds them.
   const std::string stem =
@@ -663,23 +708,16 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
        "#include <cstring>\n#include <vector>\n\n#include \"acl/acl.h\"\n";
   s += "#include \"" + op.header + "\"\n\n";
   s += kPrelude;
+  return s;
+}
 
-  // Names of the tensors' variables.
-  std::vector<std::string> vars, phase_one_args;
-  for (const auto &[name, t] : c.tensors) {
-    vars.push_back(var_name(name));
-    phase_one_args.push_back(t.present ? vars.back() : "nullptr");
-  }
-  // In-place use: an aliased output has no storage of its own; it is the input's ReproTensor
-  // (argvars), and that input may change within its view like an output.
-  std::vector<std::string> argvars = vars;
-  for (size_t i = 0; i < c.tensors.size(); ++i)
-    if (const Alias *a = c.alias_of(c.tensors[i].first)) argvars[i] = var_name(a->input);
-  auto is_output = [&](const std::string &name) {
-    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end() ||
-           c.alias_of(name, true) != nullptr;
-  };
-
+// The prologue, part two: main() up to an initialised runtime (the product, the linked SUT).
+std::string repro_main_prologue(const ReproPlan &p) {
+  const OpDescriptor &op = p.op;
+  const Case &c = p.c;
+  const ReproOptions &options = p.options;
+  const std::string &soc = p.soc;
+  std::string s;
   s += "\nint main() {\n";
   if (c.product != Product::kAtlasA2)
     s += fmt::format(
@@ -707,36 +745,78 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
        "  CHECK_RET(ret == 0, LOG_PRINT(\"Init acl failed. ERROR: %d\\n\", ret); return 2);\n"
        "  int deviations = 0;\n\n";
 
-  s += "  // 2. The tensors of the case: storage bytes (little-endian), view and dtype.\n";
-  for (size_t i = 0; i < c.tensors.size(); ++i) {
-    const auto &[name, t] = c.tensors[i];
-    if (!t.present) {
-      s += fmt::format("  // {}: NULL (passed as nullptr)\n", name);
-      continue;
-    }
-    if (const Alias *a = c.alias_of(name)) {
-      s += fmt::format(
-          "  // {}: in-place, exactly the view of {} ({})\n", name, a->input,
-          a->same_handle ? "the same aclTensor" : "a second aclTensor over the same memory");
-      continue;
-    }
-    s += fmt::format("  // {}: {} [{}], strides [{}], offset {}, storage {} elements\n", name,
-                     aclnn_ref::dtype_name(t.dtype), fmt::join(t.shape, ", "),
-                     fmt::join(t.strides, ", "), t.offset, t.storage_elements());
-    if (t.numel() > 0 && t.numel() <= 16) {
-      std::string vals;
-      const auto v = t.view();
-      for (int64_t k = 0; k < t.numel(); ++k)
-        vals += (k ? ", " : "") + fmt::format("{:.9g}", v.at(k));
-      s += "  //   view values: " + comment_text(vals) + "\n";
-    }
-    s += fmt::format(
-        "  ReproTensor {}Arg{{{}, {}, {}, {}, {{{}}}, {{{}}}, {}, {}, nullptr, nullptr, {{}}, "
-        "true}};\n",
-        vars[i], c_string(name), is_output(name) ? "true" : "false", acl_dtype_enum(t.dtype),
-        aclnn_ref::dtype_size(t.dtype), fmt::join(t.shape, ", "), fmt::join(t.strides, ", "),
-        t.offset, byte_array(t.storage, "      "));
+  return s;
+}
+
+// Staging, one tensor: its view in a comment and its ReproTensor (storage bytes, view, dtype).
+std::string repro_stage_tensor(const ReproPlan &p, size_t i) {
+  const Case &c = p.c;
+  const std::vector<std::string> &vars = p.vars;
+  std::string s;
+  const auto &[name, t] = c.tensors[i];
+  if (!t.present) {
+    s += fmt::format("  // {}: NULL (passed as nullptr)\n", name);
+    return s;
   }
+  if (const Alias *a = c.alias_of(name)) {
+    s += fmt::format(
+        "  // {}: in-place, exactly the view of {} ({})\n", name, a->input,
+        a->same_handle ? "the same aclTensor" : "a second aclTensor over the same memory");
+    return s;
+  }
+  s += fmt::format("  // {}: {} [{}], strides [{}], offset {}, storage {} elements\n", name,
+                   aclnn_ref::dtype_name(t.dtype), fmt::join(t.shape, ", "),
+                   fmt::join(t.strides, ", "), t.offset, t.storage_elements());
+  if (t.numel() > 0 && t.numel() <= 16) {
+    std::string vals;
+    const auto v = t.view();
+    for (int64_t k = 0; k < t.numel(); ++k)
+      vals += (k ? ", " : "") + fmt::format("{:.9g}", v.at(k));
+    s += "  //   view values: " + comment_text(vals) + "\n";
+  }
+  s += fmt::format(
+      "  ReproTensor {}Arg{{{}, {}, {}, {}, {{{}}}, {{{}}}, {}, {}, nullptr, nullptr, {{}}, "
+      "true}};\n",
+      vars[i], c_string(name), p.is_output(name) ? "true" : "false", acl_dtype_enum(t.dtype),
+      aclnn_ref::dtype_size(t.dtype), fmt::join(t.shape, ", "), fmt::join(t.strides, ", "),
+      t.offset, byte_array(t.storage, "      "));
+  return s;
+}
+
+// Staging, one tensor's aclTensor handle (a second handle over the input's memory for an
+// in-place view that is not the same handle).
+std::string repro_tensor_handle(const ReproPlan &p, size_t i) {
+  const Case &c = p.c;
+  const std::vector<std::string> &vars = p.vars;
+  const std::vector<std::string> &argvars = p.argvars;
+  std::string s;
+  if (!c.tensors[i].second.present) return s;
+  const Alias *a = c.alias_of(c.tensors[i].first);
+  if (a && !a->same_handle) {
+    const std::string &in = argvars[i];
+    s += fmt::format(
+        "  // In-place: a second aclTensor over {0}'s memory, exactly its view.\n"
+        "  const int64_t {1}StorageDims[1] = {{static_cast<int64_t>({0}Arg.storage.size() / "
+        "{0}Arg.elementSize)}};\n"
+        "  aclTensor *{1} = aclCreateTensor({0}Arg.shape.data(), {0}Arg.shape.size(), "
+        "{0}Arg.dataType, {0}Arg.strides.data(), {0}Arg.offset, aclFormat::ACL_FORMAT_ND, "
+        "{1}StorageDims, 1, static_cast<unsigned char *>({0}Arg.deviceAddr) + kGuardBytes);\n"
+        "  CHECK_RET({1} != nullptr, LOG_PRINT(\"DEVIATION (ABI-TENSOR-1): aclCreateTensor "
+        "refused the in-place view\\n\"); return 1);\n",
+        in, vars[i]);
+  } else {
+    s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], argvars[i]);
+  }
+  return s;
+}
+
+// Staging: every tensor, then their device copies and handles.
+std::string repro_staging(const ReproPlan &p) {
+  const Case &c = p.c;
+  const std::vector<std::string> &vars = p.vars;
+  std::string s =
+      "  // 2. The tensors of the case: storage bytes (little-endian), view and dtype.\n";
+  for (size_t i = 0; i < c.tensors.size(); ++i) s += repro_stage_tensor(p, i);
   s += "  std::vector<ReproTensor *> args = {";
   {
     bool first = true;
@@ -752,53 +832,21 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
        "    CHECK_RET(ret != 2, return 2);\n"
        "    CHECK_RET(ret == 0, return 1);\n"
        "  }\n";
-  for (size_t i = 0; i < c.tensors.size(); ++i) {
-    if (!c.tensors[i].second.present) continue;
-    const Alias *a = c.alias_of(c.tensors[i].first);
-    if (a && !a->same_handle) {
-      const std::string &in = argvars[i];
-      s += fmt::format(
-          "  // In-place: a second aclTensor over {0}'s memory, exactly its view.\n"
-          "  const int64_t {1}StorageDims[1] = {{static_cast<int64_t>({0}Arg.storage.size() / "
-          "{0}Arg.elementSize)}};\n"
-          "  aclTensor *{1} = aclCreateTensor({0}Arg.shape.data(), {0}Arg.shape.size(), "
-          "{0}Arg.dataType, {0}Arg.strides.data(), {0}Arg.offset, aclFormat::ACL_FORMAT_ND, "
-          "{1}StorageDims, 1, static_cast<unsigned char *>({0}Arg.deviceAddr) + kGuardBytes);\n"
-          "  CHECK_RET({1} != nullptr, LOG_PRINT(\"DEVIATION (ABI-TENSOR-1): aclCreateTensor "
-          "refused the in-place view\\n\"); return 1);\n",
-          in, vars[i]);
-    } else {
-      s += fmt::format("  aclTensor *{} = {}Arg.tensor;\n", vars[i], argvars[i]);
-    }
-  }
+  for (size_t i = 0; i < c.tensors.size(); ++i) s += repro_tensor_handle(p, i);
+  return s;
+}
 
-  const auto cleanup = [&] {
-    s += "\n  // 6. 释放aclTensor和device资源\n"
-         "  for (ReproTensor *t : args) {\n"
-         "    if (t->tensor != nullptr) {\n"
-         "      aclDestroyTensor(t->tensor);\n"
-         "    }\n"
-         "    if (t->deviceAddr != nullptr) {\n"
-         "      aclrtFree(t->deviceAddr);\n"
-         "    }\n"
-         "  }\n"
-         "  aclrtDestroyStream(stream);\n"
-         "  aclrtResetDevice(deviceId);\n"
-         "  aclFinalize();\n";
-    s += "  LOG_PRINT(\"%s\\n\", deviations == 0 ? \"RESULT: conforms\" : \"RESULT: deviates\");\n"
-         "  return deviations == 0 ? 0 : 1;\n"
-         "}\n";
-  };
-  if (!options.probe.empty()) {
-    s += probe_section(op, op.repro_phase_one(c, phase_one_args), options.probe);
-    cleanup();
-    return s;
-  }
-
+// The two-phase call and its status checks.
+std::string repro_two_phase_call(const ReproPlan &p) {
+  const OpDescriptor &op = p.op;
+  const Case &c = p.c;
+  const aclnn_ref::Verdict &expected_verdict = p.expected_verdict;
+  const bool expect_error = p.expect_error, any_status = p.any_status;
+  std::string s;
   s += "\n  // 3. 调用CANN算子库API: the first phase\n"
        "  uint64_t workspaceSize = 0;\n"
        "  aclOpExecutor *executor = nullptr;\n";
-  std::string phase_one = op.repro_phase_one(c, phase_one_args);
+  std::string phase_one = op.repro_phase_one(c, p.phase_one_args);
   s += indented(phase_one, "  ");
   const std::string ws_name = op.phase_two_name + "GetWorkspaceSize";
   s += fmt::format("  LOG_PRINT(\"{} returned %d\\n\", static_cast<int>(ret));\n", ws_name);
@@ -864,7 +912,68 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
          "  } else {\n" +
          phase_two + "  }\n";
   }
+  return s;
+}
 
+// The checks of one output against its values of record (valid calls).
+std::string repro_output_check(const ReproPlan &p, size_t i) {
+  const Case &c = p.c;
+  const std::vector<aclnn_ref::ExpectedOutput> &expected_values = p.expected_values;
+  const ReproOptions &options = p.options;
+  const std::vector<std::string> &vars = p.vars;
+  const std::vector<std::string> &argvars = p.argvars;
+  const bool ascend = p.ascend;
+  std::string s;
+  const auto &[name, t] = c.tensors[i];
+  if (!t.present || !p.is_output(name)) return s;
+  const auto *e = find_expected(expected_values, name);
+  if (e == nullptr) return s;
+  if (!e->written) {
+    s += fmt::format(
+        "    // {} must not be written (its value of record is \"untouched\").\n"
+        "    if ({}Arg.after != {}Arg.storage) {{\n"
+        "      LOG_PRINT(\"DEVIATION: {} must not be written but was modified\\n\");\n"
+        "      deviations++;\n"
+        "    }}\n",
+        name, argvars[i], argvars[i], name);
+    return s;
+  }
+  const int64_t n = e->values.numel();
+  if (e->values.dtype != t.dtype || n != t.numel()) {
+    s += fmt::format(
+        "    // {}: the oracle's output ({} [{}]) does not match the tensor; "
+        "not compared.\n",
+        name, aclnn_ref::dtype_name(e->values.dtype), fmt::join(e->values.shape, ","));
+    return s;
+  }
+  const bool have_exact = static_cast<int64_t>(e->exact_nearest.size()) == n;
+  s += fmt::format(
+      "    // Values of record of {} (row-major over its view): bits, accepted [lo, hi], "
+      "exact.\n"
+      "    static const std::vector<Expected> k{}Expected = {{\n",
+      name, vars[i]);
+  for (int64_t k = 0; k < n; ++k) {
+    const AcceptedRange r = accepted_range(*e, k, options.tolerance, options.sum_unit_roundoff);
+    const double exact = have_exact ? e->exact_nearest[static_cast<size_t>(k)] : e->values.at(k);
+    s += fmt::format("        {{0x{:x}, {}, {}, {}}},\n", e->values.bits(k), double_literal(r.lo),
+                     double_literal(r.hi), double_literal(exact));
+  }
+  s += "    };\n";
+  std::string checked = argvars[i] + "Arg";
+  if (argvars[i] != vars[i]) {  // in-place: the input's storage, named as the output
+    checked = vars[i] + "InPlace";
+    s += fmt::format("    ReproTensor {} = {}Arg;  // {} is {}'s view\n    {}.name = {};\n",
+                     checked, argvars[i], name, c.alias_of(name)->input, checked, c_string(name));
+  }
+  s += fmt::format("    deviations += CheckOutput({}, k{}Expected, {}, {}, {});\n", checked,
+                   vars[i], ascend ? "true" : "false",
+                   double_literal(aclnn_ref::ascend_threshold(t.dtype)), options.max_printed);
+  return s;
+}
+
+// The checks after the call: guards, unchanged inputs, then (valid calls) every output.
+std::string repro_checks(const ReproPlan &p) {
+  std::string s;
   // Values of record.
   s += "\n  // 5. Copy every storage back; check guards, inputs, outputs.\n";
   s +=
@@ -878,61 +987,48 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
       "    // Inputs never change; outputs only within their views, and only if the call ran.\n"
       "    deviations += CheckUnchanged(*t, !t->isOutput || !ran);\n"
       "  }\n";
-  if (!expect_error) {
+  if (!p.expect_error) {
     s += "  if (ran) {\n";
-    for (size_t i = 0; i < c.tensors.size(); ++i) {
-      const auto &[name, t] = c.tensors[i];
-      if (!t.present || !is_output(name)) continue;
-      const auto *e = find_expected(expected_values, name);
-      if (e == nullptr) continue;
-      if (!e->written) {
-        s += fmt::format(
-            "    // {} must not be written (its value of record is \"untouched\").\n"
-            "    if ({}Arg.after != {}Arg.storage) {{\n"
-            "      LOG_PRINT(\"DEVIATION: {} must not be written but was modified\\n\");\n"
-            "      deviations++;\n"
-            "    }}\n",
-            name, argvars[i], argvars[i], name);
-        continue;
-      }
-      const int64_t n = e->values.numel();
-      if (e->values.dtype != t.dtype || n != t.numel()) {
-        s += fmt::format(
-            "    // {}: the oracle's output ({} [{}]) does not match the tensor; "
-            "not compared.\n",
-            name, aclnn_ref::dtype_name(e->values.dtype), fmt::join(e->values.shape, ","));
-        continue;
-      }
-      const bool have_exact = static_cast<int64_t>(e->exact_nearest.size()) == n;
-      s += fmt::format(
-          "    // Values of record of {} (row-major over its view): bits, accepted [lo, hi], "
-          "exact.\n"
-          "    static const std::vector<Expected> k{}Expected = {{\n",
-          name, vars[i]);
-      for (int64_t k = 0; k < n; ++k) {
-        const AcceptedRange r = accepted_range(*e, k, options.tolerance, options.sum_unit_roundoff);
-        const double exact =
-            have_exact ? e->exact_nearest[static_cast<size_t>(k)] : e->values.at(k);
-        s += fmt::format("        {{0x{:x}, {}, {}, {}}},\n", e->values.bits(k),
-                         double_literal(r.lo), double_literal(r.hi), double_literal(exact));
-      }
-      s += "    };\n";
-      std::string checked = argvars[i] + "Arg";
-      if (argvars[i] != vars[i]) {  // in-place: the input's storage, named as the output
-        checked = vars[i] + "InPlace";
-        s += fmt::format("    ReproTensor {} = {}Arg;  // {} is {}'s view\n    {}.name = {};\n",
-                         checked, argvars[i], name, c.alias_of(name)->input, checked,
-                         c_string(name));
-      }
-      s += fmt::format("    deviations += CheckOutput({}, k{}Expected, {}, {}, {});\n", checked,
-                       vars[i], ascend ? "true" : "false",
-                       double_literal(aclnn_ref::ascend_threshold(t.dtype)), options.max_printed);
-    }
+    for (size_t i = 0; i < p.c.tensors.size(); ++i) s += repro_output_check(p, i);
     s += "  }\n";
   }
-
-  cleanup();
   return s;
+}
+
+// The epilogue: releases everything and prints the result.
+std::string repro_epilogue() {
+  std::string s;
+  s += "\n  // 6. 释放aclTensor和device资源\n"
+       "  for (ReproTensor *t : args) {\n"
+       "    if (t->tensor != nullptr) {\n"
+       "      aclDestroyTensor(t->tensor);\n"
+       "    }\n"
+       "    if (t->deviceAddr != nullptr) {\n"
+       "      aclrtFree(t->deviceAddr);\n"
+       "    }\n"
+       "  }\n"
+       "  aclrtDestroyStream(stream);\n"
+       "  aclrtResetDevice(deviceId);\n"
+       "  aclFinalize();\n";
+  s += "  LOG_PRINT(\"%s\\n\", deviations == 0 ? \"RESULT: conforms\" : \"RESULT: deviates\");\n"
+       "  return deviations == 0 ? 0 : 1;\n"
+       "}\n";
+  return s;
+}
+
+}  // namespace
+
+std::string repro_program(const OpDescriptor &op, const Case &c,
+                          const aclnn_ref::Verdict &expected_verdict,
+                          const std::vector<aclnn_ref::ExpectedOutput> &expected_values,
+                          const ReproOptions &options) {
+  const ReproPlan p(op, c, expected_verdict, expected_values, options);
+  std::string s = repro_file_header(p) + repro_main_prologue(p) + repro_staging(p);
+  if (!options.probe.empty())
+    s += probe_section(op, op.repro_phase_one(c, p.phase_one_args), options.probe);
+  else
+    s += repro_two_phase_call(p) + repro_checks(p);
+  return s + repro_epilogue();
 }
 
 }  // namespace aclnn_conform

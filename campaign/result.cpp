@@ -188,6 +188,57 @@ SutIdentity sut_identity_from_json(const nlohmann::json &j) {
   return s;
 }
 
+nlohmann::json to_json(const Deviation &d) {
+  return {{"op", d.op},
+          {"clause", d.clause},
+          {"kind", d.kind},
+          {"call", d.call},
+          {"detail", d.detail},
+          {"summary", d.summary},
+          {"all_failures", d.all_failures},
+          {"variants", d.variants},
+          {"consistent_variants", d.consistent_variants},
+          {"expected_variant", d.expected_variant},
+          {"origin", d.origin},
+          {"shrink_steps", d.shrink_steps},
+          {"found_at_seconds", d.found_at_seconds},
+          {"found_at_case", d.found_at_case},
+          {"expected_status", d.expected_status},
+          {"expected_clause", d.expected_clause},
+          {"got_status", d.got_status},
+          {"case_id", d.case_id},
+          {"repro_file", d.repro_file},
+          {"corpus_file", d.corpus_file},
+          {"case_description", d.minimal.describe()},
+          {"case", to_json(d.minimal)}};
+}
+
+Deviation deviation_from_json(const nlohmann::json &d) {
+  Deviation v;
+  v.op = d.at("op");
+  v.clause = d.at("clause");
+  v.kind = d.at("kind");
+  v.call = d.at("call");
+  v.detail = d.at("detail");
+  v.summary = d.at("summary");
+  v.all_failures = d.at("all_failures");
+  v.variants = d.at("variants").get<std::vector<std::string>>();
+  v.consistent_variants = d.at("consistent_variants").get<std::vector<std::string>>();
+  v.expected_variant = d.at("expected_variant");
+  v.origin = d.at("origin");
+  v.shrink_steps = d.at("shrink_steps");
+  v.found_at_seconds = d.at("found_at_seconds");
+  v.found_at_case = d.at("found_at_case");
+  v.expected_status = d.at("expected_status");
+  v.expected_clause = d.at("expected_clause");
+  v.got_status = d.at("got_status");
+  v.case_id = d.at("case_id");
+  v.repro_file = d.at("repro_file");
+  v.corpus_file = d.at("corpus_file");
+  v.minimal = case_from_json(d.at("case"));
+  return v;
+}
+
 nlohmann::json to_json(const CampaignResult &r) {
   nlohmann::json j;
   j["schema"] = r.schema;
@@ -224,29 +275,7 @@ nlohmann::json to_json(const CampaignResult &r) {
                             {"explained_by_variant", c.explained_by_variant},
                             {"first_detail", c.first_detail}});
   j["deviations"] = nlohmann::json::array();
-  for (const auto &d : r.deviations)
-    j["deviations"].push_back({{"op", d.op},
-                               {"clause", d.clause},
-                               {"kind", d.kind},
-                               {"call", d.call},
-                               {"detail", d.detail},
-                               {"summary", d.summary},
-                               {"all_failures", d.all_failures},
-                               {"variants", d.variants},
-                               {"consistent_variants", d.consistent_variants},
-                               {"expected_variant", d.expected_variant},
-                               {"origin", d.origin},
-                               {"shrink_steps", d.shrink_steps},
-                               {"found_at_seconds", d.found_at_seconds},
-                               {"found_at_case", d.found_at_case},
-                               {"expected_status", d.expected_status},
-                               {"expected_clause", d.expected_clause},
-                               {"got_status", d.got_status},
-                               {"case_id", d.case_id},
-                               {"repro_file", d.repro_file},
-                               {"corpus_file", d.corpus_file},
-                               {"case_description", d.minimal.describe()},
-                               {"case", to_json(d.minimal)}});
+  for (const auto &d : r.deviations) j["deviations"].push_back(to_json(d));
   j["accuracy"] = nlohmann::json::array();
   for (const auto &a : r.accuracy) {
     nlohmann::json hist = nlohmann::json::object();
@@ -334,31 +363,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     v.first_detail = c.at("first_detail");
     r.clauses.push_back(std::move(v));
   }
-  for (const auto &d : j.at("deviations")) {
-    Deviation v;
-    v.op = d.at("op");
-    v.clause = d.at("clause");
-    v.kind = d.at("kind");
-    v.call = d.at("call");
-    v.detail = d.at("detail");
-    v.summary = d.at("summary");
-    v.all_failures = d.at("all_failures");
-    v.variants = d.at("variants").get<std::vector<std::string>>();
-    v.consistent_variants = d.at("consistent_variants").get<std::vector<std::string>>();
-    v.expected_variant = d.at("expected_variant");
-    v.origin = d.at("origin");
-    v.shrink_steps = d.at("shrink_steps");
-    v.found_at_seconds = d.at("found_at_seconds");
-    v.found_at_case = d.at("found_at_case");
-    v.expected_status = d.at("expected_status");
-    v.expected_clause = d.at("expected_clause");
-    v.got_status = d.at("got_status");
-    v.case_id = d.at("case_id");
-    v.repro_file = d.at("repro_file");
-    v.corpus_file = d.at("corpus_file");
-    v.minimal = case_from_json(d.at("case"));
-    r.deviations.push_back(std::move(v));
-  }
+  for (const auto &d : j.at("deviations")) r.deviations.push_back(deviation_from_json(d));
   for (const auto &a : j.at("accuracy")) {
     AccuracyStats s;
     s.op = a.at("op");
@@ -393,6 +398,35 @@ int64_t seed_space_position(const Deviation &d) {
   return std::strtoll(d.origin.c_str() + at + 7, nullptr, 10);
 }
 }  // namespace
+
+AccuracyStats &accuracy_row(std::vector<AccuracyStats> &rows, const std::string &op,
+                            const std::string &dtype) {
+  auto it = std::find_if(rows.begin(), rows.end(),
+                         [&](const AccuracyStats &a) { return a.op == op && a.dtype == dtype; });
+  if (it != rows.end()) return *it;
+  AccuracyStats a;
+  a.op = op;
+  a.dtype = dtype;
+  rows.push_back(std::move(a));
+  return rows.back();
+}
+
+void merge_accuracy(AccuracyStats &into, const AccuracyStats &from) {
+  into.elements += from.elements;
+  for (size_t b = 0; b < into.histogram.size(); ++b) into.histogram[b] += from.histogram[b];
+  into.max_ulps = std::max(into.max_ulps, from.max_ulps);
+  into.mere_weighted_sum += from.mere_weighted_sum;
+  into.mare = std::max(into.mare, from.mare);
+  into.max_bound_ratio = std::max(into.max_bound_ratio, from.max_bound_ratio);
+  for (const auto &rule : from.rules)
+    if (!listed(into.rules, rule)) into.rules.push_back(rule);
+  // The precision row names its op and dtype (precision_standards reads the dtype).
+  if (into.precision.op.empty()) {
+    into.precision.op = from.precision.op;
+    into.precision.dtype = from.precision.dtype;
+  }
+  into.precision.merge(from.precision);
+}
 
 CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   if (shards.empty()) throw std::runtime_error("nothing to merge");
@@ -448,16 +482,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
         m.accuracy.push_back(a);
         continue;
       }
-      AccuracyStats &t = m.accuracy[it->second];
-      t.elements += a.elements;
-      for (size_t b = 0; b < t.histogram.size(); ++b) t.histogram[b] += a.histogram[b];
-      t.max_ulps = std::max(t.max_ulps, a.max_ulps);
-      t.mere_weighted_sum += a.mere_weighted_sum;
-      t.mare = std::max(t.mare, a.mare);
-      t.max_bound_ratio = std::max(t.max_bound_ratio, a.max_bound_ratio);
-      for (const auto &rule : a.rules)
-        if (!listed(t.rules, rule)) t.rules.push_back(rule);
-      t.precision.merge(a.precision);
+      merge_accuracy(m.accuracy[it->second], a);
     }
     for (const auto &w : s.warnings)
       if (warnings.insert(w).second) m.warnings.push_back(w);

@@ -122,6 +122,18 @@ struct AccuracyStats {
   double mere() const { return elements ? mere_weighted_sum / elements : 0; }
 };
 
+// The row of rows for op and dtype, appended (empty) if there is none yet.
+AccuracyStats &accuracy_row(std::vector<AccuracyStats> &rows, const std::string &op,
+                            const std::string &dtype);
+// Adds from's tallies into into (same op and dtype): counts and sums add, maxima combine, rules
+// and precision tallies merge. The one merge of accuracy, for a worker's comparisons as for shards.
+void merge_accuracy(AccuracyStats &into, const AccuracyStats &from);
+
+// A deviation as JSON: the one serialisation of a failure record, written by a worker to the
+// campaign's pipe and by report.json, and read back from both by deviation_from_json.
+nlohmann::json to_json(const Deviation &d);
+Deviation deviation_from_json(const nlohmann::json &j);
+
 struct CampaignResult {
   int schema = kSchemaVersion;
   std::string sut;  // as given: "builtin" or a path

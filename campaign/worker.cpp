@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "campaign/precision.hpp"
+#include "campaign/worker_protocol.hpp"
 #include "properties/judge.hpp"
 #include "properties/protocol.hpp"
 #include "properties/runner.hpp"
@@ -277,19 +278,17 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
       if (cr.clause == target && detail.empty()) detail = cr.detail;
       all += cr.clause + ": " + cr.detail + "\n";
     }
-    r["deviation"] = {{"clause", target},
-                      {"detail", detail},
-                      {"all_failures", all},
-                      {"case", to_json(c)},
-                      {"origin", t.origin},
-                      {"shrink_steps", steps},
-                      {"kind", "deviation"},
-                      {"call", "protocol probe " + target},
-                      {"variants", nlohmann::json::array()},
-                      {"consistent_variants", nlohmann::json::array()},
-                      {"expected_status", 0},
-                      {"expected_clause", ""},
-                      {"got_status", 0}};
+    Deviation d;
+    d.op = op.name;
+    d.clause = target;
+    d.detail = detail;
+    d.all_failures = all;
+    d.minimal = c;
+    d.origin = t.origin;
+    d.shrink_steps = steps;
+    d.kind = "deviation";
+    d.call = "protocol probe " + target;
+    r["deviation"] = to_json(d);
     r["seconds"] = seconds();
     return r;
   }
@@ -330,19 +329,22 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   for (const auto &cr : jd.j.results)
     if (cr.clause == target) detail = cr.detail;
   const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy);
-  r["deviation"] = {{"clause", target},
-                    {"detail", detail},
-                    {"all_failures", jd.j.failures()},
-                    {"case", to_json(c)},
-                    {"origin", t.origin},
-                    {"shrink_steps", steps},
-                    {"kind", "deviation"},
-                    {"call", phase_call(op, o)},
-                    {"variants", fp.strict},
-                    {"consistent_variants", fp.consistent},
-                    {"expected_status", verdict.status},
-                    {"expected_clause", status_clause(verdict)},
-                    {"got_status", o.status}};
+  Deviation d;
+  d.op = op.name;
+  d.clause = target;
+  d.detail = detail;
+  d.all_failures = jd.j.failures();
+  d.minimal = c;
+  d.origin = t.origin;
+  d.shrink_steps = steps;
+  d.kind = "deviation";
+  d.call = phase_call(op, o);
+  d.variants = fp.strict;
+  d.consistent_variants = fp.consistent;
+  d.expected_status = verdict.status;
+  d.expected_clause = status_clause(verdict);
+  d.got_status = o.status;
+  r["deviation"] = to_json(d);
   r["seconds"] = seconds();
   return r;
 }
@@ -605,28 +607,28 @@ double worker_memory_limit_gib() {
     if (getpid() != self) _exit(0);
     check_result_pipe();
     for (const auto &n : g_guard.notes) {
-      const std::string line = "N " + nlohmann::json{{"note", n}}.dump() + "\n";
+      const std::string line = encode_record(record_tag::kNote, {{"note", n}});
       std::fwrite(line.data(), 1, line.size(), out);
     }
     g_guard.notes.clear();
-    const std::string line = std::string(1, tag) + " " + j.dump() + "\n";
+    const std::string line = encode_record(tag, j);
     std::fwrite(line.data(), 1, line.size(), out);
     std::fflush(out);
   };
   for (const auto &t : batch) {
     std::memset(trace, 0, sizeof *trace);
     try {
-      send('R', run_task(t, ctx));
+      send(record_tag::kResult, run_task(t, ctx));
     } catch (const std::exception &e) {
-      send('E', {{"error", e.what()}});
+      send(record_tag::kError, {{"error", e.what()}});
     }
   }
   for (const auto &s : shrinks) {
     std::memset(trace, 0, sizeof *trace);
     try {
-      send('C', shrink_crash(s, ctx));
+      send(record_tag::kShrunkCrash, shrink_crash(s, ctx));
     } catch (const std::exception &e) {
-      send('E', {{"error", e.what()}});
+      send(record_tag::kError, {{"error", e.what()}});
     }
   }
   std::fclose(out);

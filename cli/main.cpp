@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "campaign/campaign.hpp"
+#include "campaign/corpus.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/golden.hpp"
 #include "campaign/report.hpp"
@@ -215,8 +216,7 @@ std::string shell_quote(const std::string &s) {
 }
 
 void print_summary(const CampaignResult &r, const std::string &out_dir) {
-  std::map<ClauseStatus, int> n;
-  for (const auto &c : r.clauses) ++n[c.status];
+  const ClauseCounts n = clause_counts(r);
   std::cout << fmt::format(
       "aclnn-conform {}: {} ({}, sha256 {}) on {} ({} tier, {} policy, seed {}, shard {})\n",
       r.tool_version, r.sut, r.sut_identity.path, r.sut_identity.sha256.substr(0, 12), r.product,
@@ -224,9 +224,8 @@ void print_summary(const CampaignResult &r, const std::string &out_dir) {
   std::cout << fmt::format(
       "  {} cases in {:.1f} s; clauses: {} conform, {} conform to an expected variant, {} "
       "deviate, {} not reached, {} under-tested, {} skipped, {} expected failures\n",
-      r.cases, r.seconds, n[ClauseStatus::kConforms], n[ClauseStatus::kConformsToVariant],
-      n[ClauseStatus::kDeviates], n[ClauseStatus::kNotReached], n[ClauseStatus::kUnderTested],
-      n[ClauseStatus::kSkipped], n[ClauseStatus::kExpectedFailure]);
+      r.cases, r.seconds, n.conforms, n.variant, n.deviates, n.not_reached, n.under_tested,
+      n.skipped, n.xfail);
   // Per deviating clause: its shrunk case and how to re-run it (Hypothesis' "Falsifying
   // example", benchdnn's repro line).
   for (const auto &c : r.clauses) {
@@ -265,7 +264,7 @@ void print_summary(const CampaignResult &r, const std::string &out_dir) {
           "  {} conforms to expected variant {} ({} of {} cases differ from "
           "the behaviour of record)\n",
           c.id, fmt::join(c.expected_variants_matched, ", "), c.deviations, c.reached);
-  const auto incomplete = n[ClauseStatus::kNotReached] + n[ClauseStatus::kUnderTested];
+  const int64_t incomplete = n.incomplete();
   if (incomplete > 0)
     std::cout << fmt::format(
         "  {} clause{} not reached or under-tested{}: see report.md, \"Coverage\"\n", incomplete,

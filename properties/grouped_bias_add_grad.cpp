@@ -434,6 +434,7 @@ OpDescriptor make(bool v2) {
   d.caller_precondition_clauses = {"GBAG-IDX-1"};
   if (!v2) d.edge_cases = grouped_bias_add_grad_edge_cases;  // V1 and V2 rows
   d.clauses = clauses_from_catalogue(d);
+  if (v2) d.docs_page_op = kV1;
   return d;
 }
 

@@ -64,7 +64,7 @@ struct OpDescriptor {
   // now and then by a campaign; empty if the op has none.
   std::function<rc::Gen<Case>(Product)> gen_large;
 
-  // ---- per-op hooks (registry helper)
+  // ---- per-op hooks
   // The op its clauses carry in spec/clauses.json (V1 and V2 of GroupedBiasAddGrad share one).
   std::string catalogue_op;
   // Clauses of catalogue_op that belong to another variant, not to this op (GBAG-TYPE-1 is V2's).
@@ -81,6 +81,9 @@ struct OpDescriptor {
   // The op's edge-case table (edge_cases/<op>.cpp); null where another op's table holds its rows
   // (GroupedBiasAddGradV2's are in GroupedBiasAddGrad's, in the order the campaign runs them).
   std::vector<EdgeCase> (*edge_cases)() = nullptr;
+  // The op whose documentation page (ops/<name>.md, campaign/docs.cpp) lists this descriptor's
+  // ABI, when it is another form of that op (a V2 entry point); "" for the op's own page.
+  std::string docs_page_op;
 };
 
 // The op's clauses: catalogue_op's in the catalogue's order, less clauses_of_other_variants, then

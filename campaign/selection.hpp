@@ -1,0 +1,44 @@
+// A campaign's set-up before any case runs: the libraries it loads and what it selects (ops,
+// clauses), with the warnings for what the user named but does not exist or cannot run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "campaign/result.hpp"
+#include "properties/op.hpp"
+#include "properties/sut.hpp"
+
+namespace aclnn_conform {
+
+// Loads "builtin" (the built-in library) or the shared library at a path. Throws
+// std::runtime_error with the loader's reason.
+std::unique_ptr<Sut> load_sut(const std::string &spec);
+// The same for --competitor: the error names the option.
+std::unique_ptr<Sut> load_competitor(const std::string &spec);
+
+// The ops of the given names in the given order (every op of the registry if names is empty).
+// Throws std::invalid_argument naming an op that does not exist.
+std::vector<const OpDescriptor *> select_ops(const std::vector<std::string> &names);
+
+// Throws std::invalid_argument if an expected variant is no variant of any of ops.
+void check_expected_variants(const std::vector<const OpDescriptor *> &ops,
+                             const std::vector<std::string> &expected_variants);
+
+// The ops among ops the SUT exports; a warning for each one it does not, in ops' order.
+std::vector<const OpDescriptor *> exported_ops(const std::vector<const OpDescriptor *> &ops,
+                                               const Sut &sut, std::vector<std::string> &warnings);
+
+// The names of the selected ops in registry order (every op if names is empty), and the verdict
+// rows (not yet reached, min_cases each) of their clauses and the shared ones, in spec order.
+std::vector<std::string> selected_op_names(const std::vector<std::string> &names);
+std::vector<ClauseVerdict> selected_clauses(const std::vector<std::string> &op_names,
+                                            int64_t min_cases);
+
+// A warning for each --skips entry that matches no clause or property and each --xfails entry
+// that matches no clause.
+std::vector<std::string> unmatched_entry_warnings(const std::vector<std::string> &skips,
+                                                  const std::vector<std::string> &xfails);
+
+}  // namespace aclnn_conform

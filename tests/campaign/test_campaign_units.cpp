@@ -1,0 +1,335 @@
+// The campaign's units one by one: the worker protocol and its one failure record, the accuracy
+// merge, the worker pool (a crash, a hang, output, a stop), the corpus, the set-up selection, and
+// the per-op hooks the shared code reads instead of naming ops.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "campaign/corpus.hpp"
+#include "campaign/docs.hpp"
+#include "campaign/repro.hpp"
+#include "campaign/selection.hpp"
+#include "campaign/task.hpp"
+#include "campaign/worker_pool.hpp"
+#include "campaign/worker_protocol.hpp"
+#include "properties/op.hpp"
+
+namespace {
+using namespace aclnn_conform;
+namespace fs = std::filesystem;
+
+// Generated cases of every op (valid, invalid and protocol ones, of several sizes).
+std::vector<Case> some_cases(int n) {
+  CampaignConfig cfg;
+  cfg.seed = 7;
+  std::vector<Case> cases;
+  for (int k = 0; k < n; ++k) cases.push_back(task_case(generated_task(registry(), cfg, k), cfg));
+  return cases;
+}
+
+Deviation full_deviation(const Case &c, int i) {
+  Deviation d;
+  d.op = c.op;
+  d.clause = "CLAUSE-" + std::to_string(i);
+  d.detail = "detail \"quoted\"\nline";
+  d.all_failures = "A: x\nB: y\n";
+  d.minimal = c;
+  d.origin = "seed 0x7 index " + std::to_string(i);
+  d.shrink_steps = i;
+  d.kind = i % 2 ? "crash" : "deviation";
+  d.variants = {"v1", "v2"};
+  d.consistent_variants = {"v3"};
+  d.expected_status = 161002;
+  d.expected_clause = "X-1";
+  d.got_status = -i;
+  d.repro_file = "repros/r.cpp";
+  d.corpus_file = "corpus/c.json";
+  d.call = "aclnnXGetWorkspaceSize";
+  d.found_at_seconds = 0.25 * i;
+  d.found_at_case = 3 * i;
+  d.case_id = "id-" + std::to_string(i);
+  d.summary = c.describe();
+  d.expected_variant = i % 3 ? "" : "v1";
+  return d;
+}
+
+TEST(WorkerProtocol, AFailureRecordRoundTripsByteForByteThroughThePipeAndTheReport) {
+  int i = 0;
+  for (const Case &c : some_cases(24)) {
+    const Deviation d = full_deviation(c, i++);
+    const std::string sent = to_json(d).dump();
+    // Through the pipe: one line among others.
+    std::string buffer = encode_record(record_tag::kResult, {{"deviation", to_json(d)}}) + "R {";
+    const auto line = take_line(buffer);
+    ASSERT_TRUE(line.has_value());
+    EXPECT_EQ(buffer, "R {");  // the incomplete line stays for later
+    EXPECT_EQ(record_tag_of(*line), record_tag::kResult);
+    const Deviation back = deviation_from_json(record_body(*line).at("deviation"));
+    EXPECT_EQ(to_json(back).dump(), sent);
+    // Through report.json: the same record.
+    CampaignResult r;
+    r.deviations = {d};
+    const CampaignResult read = result_from_json(nlohmann::json::parse(report_json_text(r)));
+    ASSERT_EQ(read.deviations.size(), 1u);
+    EXPECT_EQ(to_json(r).at("deviations").at(0).dump(), sent);
+    EXPECT_EQ(to_json(read.deviations[0]).dump(), sent);
+  }
+}
+
+TEST(WorkerProtocol, IncompleteLinesWaitAndBadBodiesThrow) {
+  std::string buffer = "N {\"note\":";
+  EXPECT_FALSE(take_line(buffer).has_value());
+  EXPECT_EQ(buffer, "N {\"note\":");
+  buffer += "\"x\"}\nE oops\n";
+  const auto note = take_line(buffer);
+  ASSERT_TRUE(note.has_value());
+  EXPECT_EQ(record_tag_of(*note), record_tag::kNote);
+  EXPECT_EQ(record_body(*note).at("note"), "x");
+  const auto bad = take_line(buffer);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_THROW(record_body(*bad), nlohmann::json::parse_error);
+  EXPECT_TRUE(buffer.empty());
+}
+
+nlohmann::json comparison(int64_t count, double max_ulps, double mere, const char *rule) {
+  nlohmann::json h = nlohmann::json::array();
+  for (int b = 0; b < aclnn_ref::kBucketCount; ++b) h.push_back(b == 1 ? count : 0);
+  return {{"op", "GeluBackward"},
+          {"dtype", "float32"},
+          {"count", count},
+          {"histogram", h},
+          {"rule", rule},
+          {"max_ulps", json_number(max_ulps)},
+          {"mere", json_number(mere)},
+          {"mare", json_number(mere * 4)},
+          {"max_bound_ratio", json_number(0.5)}};
+}
+
+TEST(AccuracyMerge, WorkerRowsAndShardRowsMergeAlike) {
+  std::vector<AccuracyStats> rows;
+  for (const auto &cmp : {comparison(10, 1, 0.001, "ulp"), comparison(30, 3, 0.002, "sum")}) {
+    const AccuracyStats a = accuracy_from_comparison(cmp);
+    merge_accuracy(accuracy_row(rows, a.op, a.dtype), a);
+  }
+  ASSERT_EQ(rows.size(), 1u);
+  const AccuracyStats &m = rows[0];
+  EXPECT_EQ(m.elements, 40);
+  EXPECT_EQ(m.histogram[1], 40);
+  EXPECT_EQ(m.max_ulps, 3);
+  EXPECT_DOUBLE_EQ(m.mere(), (10 * 0.001 + 30 * 0.002) / 40);
+  EXPECT_DOUBLE_EQ(m.mare, 0.008);
+  EXPECT_EQ(m.rules, (std::vector<std::string>{"ulp", "sum"}));
+  // Two shards holding one comparison each merge into the same row.
+  CampaignResult a, b;
+  a.accuracy = {accuracy_from_comparison(comparison(10, 1, 0.001, "ulp"))};
+  b.accuracy = {accuracy_from_comparison(comparison(30, 3, 0.002, "sum"))};
+  b.shard = "1/2";
+  const CampaignResult merged = merge_results({a, b});
+  ASSERT_EQ(merged.accuracy.size(), 1u);
+  EXPECT_EQ(to_json(merged).at("accuracy").dump(), [&] {
+    CampaignResult r;
+    r.accuracy = rows;
+    return to_json(r).at("accuracy").dump();
+  }());
+}
+
+// Pumps until the pool is empty (at most 20 s).
+void drain(WorkerPool &pool, double timeout_s, std::vector<std::string> &lines,
+           std::vector<WorkerExit> &exits) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!pool.empty() && std::chrono::steady_clock::now() < until)
+    pool.pump(
+        50, timeout_s,
+        [&](WorkerProcess &w, const std::string &l) { lines.push_back(l), ++w.done; },
+        [&](WorkerProcess &, const WorkerExit &e) { exits.push_back(e); });
+}
+
+void enter_sut(CallTrace *trace, const char *call) {
+  std::snprintf(trace->call, sizeof trace->call, "%s", call);
+  trace->entered_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  __atomic_store_n(&trace->in_sut, 1, __ATOMIC_SEQ_CST);
+}
+
+TEST(WorkerPool, RecordsArriveAndACleanExitIsAnExit) {
+  WorkerPool pool;
+  pool.spawn([](int fd, CallTrace *) {
+    const std::string line = encode_record(record_tag::kResult, {{"n", 1}});
+    if (write(fd, line.data(), line.size()) < 0) _exit(3);
+  });
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(record_body(lines[0]).at("n"), 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_FALSE(exits[0].timed_out);
+  EXPECT_TRUE(WIFEXITED(exits[0].status) && WEXITSTATUS(exits[0].status) == 0);
+}
+
+TEST(WorkerPool, ACrashInsideTheSutIsReportedWithItsSignalAndCall) {
+  WorkerPool pool;
+  pool.spawn([](int, CallTrace *trace) {
+    enter_sut(trace, "aclnnCrashGetWorkspaceSize");
+    raise(SIGSEGV);
+  });
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_FALSE(exits[0].timed_out);
+  ASSERT_TRUE(WIFSIGNALED(exits[0].status));
+  EXPECT_EQ(WTERMSIG(exits[0].status), SIGSEGV);
+  EXPECT_EQ(exits[0].trace.in_sut, 1);
+  EXPECT_STREQ(exits[0].trace.call, "aclnnCrashGetWorkspaceSize");
+  EXPECT_TRUE(lines.empty());
+}
+
+TEST(WorkerPool, AHangInsideTheSutIsKilledAtTheCaseTimeout) {
+  WorkerPool pool;
+  pool.spawn([](int, CallTrace *trace) {
+    enter_sut(trace, "aclnnHang");
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  });
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  const auto start = std::chrono::steady_clock::now();
+  drain(pool, 0.3, lines, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_TRUE(exits[0].timed_out);
+  EXPECT_STREQ(exits[0].trace.call, "aclnnHang");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+}
+
+TEST(WorkerPool, WhatTheSutPrintsIsCapturedNotShown) {
+  WorkerPool pool;
+  pool.spawn([](int, CallTrace *) {
+    std::printf("hello from the SUT");
+    std::fflush(stdout);
+  });
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  EXPECT_EQ(pool.output(), "hello from the SUT");
+  EXPECT_EQ(pool.output_bytes(), 18);
+}
+
+TEST(WorkerPool, StopAllKillsAndCountsWorkersWithRecordsOutstanding) {
+  WorkerPool pool;
+  for (int i = 0; i < 2; ++i) {
+    WorkerProcess &w =
+        pool.spawn([](int, CallTrace *) { std::this_thread::sleep_for(std::chrono::seconds(60)); });
+    if (i == 0) w.shrinks.emplace_back();  // one record outstanding
+  }
+  const pid_t first = pool.workers().front().pid;
+  EXPECT_EQ(pool.stop_all(), 1);
+  EXPECT_TRUE(pool.empty());
+  EXPECT_NE(kill(first, 0), 0);  // reaped: no such process
+}
+
+TEST(Corpus, AStoredCounterexampleIsReplayedAsItWas) {
+  const fs::path dir = fs::temp_directory_path() / ("aclnn-corpus-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const Case c = some_cases(3).back();
+  Deviation d;
+  d.op = c.op;
+  d.clause = "SOME-CLAUSE-1";
+  d.kind = "deviation";
+  d.minimal = c;
+  CampaignResult run;
+  run.product = "ascend910b";
+  store_in_corpus(d, run, dir.string());
+  EXPECT_EQ(d.case_id.rfind(c.op + "-SOME-CLAUSE-1-", 0), 0u) << d.case_id;
+  EXPECT_EQ(d.corpus_file, "corpus/" + d.case_id + ".json");
+  ASSERT_TRUE(fs::is_regular_file(dir / d.corpus_file));
+  Deviation again = d;
+  again.case_id.clear();
+  store_in_corpus(again, run, dir.string());
+  EXPECT_EQ(again.case_id, d.case_id);  // the id is the content's
+  std::ofstream(dir / "corpus" / "broken.json") << "{ not json";
+  std::ostringstream log;
+  const auto tasks = load_corpus({(dir / "corpus").string()}, "", log);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_NE(log.str().find("broken.json"), std::string::npos);
+  EXPECT_EQ(tasks[0].kind, Task::Kind::kCorpus);
+  EXPECT_EQ(tasks[0].corpus_id, d.case_id);
+  EXPECT_LT(tasks[0].index, 0);
+  ASSERT_TRUE(tasks[0].stored);
+  EXPECT_EQ(to_json(*tasks[0].stored).dump(), to_json(c).dump());
+  EXPECT_EQ(load_corpus({(dir / "corpus").string()}, d.case_id, log).size(), 1u);
+  EXPECT_THROW(load_corpus({(dir / "corpus").string()}, "no-such-id", log), std::invalid_argument);
+  EXPECT_THROW(corpus_files({(dir / "missing").string()}), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+TEST(Selection, OpsClausesAndUnmatchedEntries) {
+  EXPECT_EQ(select_ops({}), registry());
+  EXPECT_THROW(select_ops({"NoSuchOp"}), std::invalid_argument);
+  const auto ops = select_ops({"SeluBackward", "GeluBackward"});
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0]->name, "SeluBackward");
+  EXPECT_THROW(check_expected_variants(ops, {"no-such-variant"}), std::invalid_argument);
+  EXPECT_EQ(selected_op_names({"SeluBackward", "GeluBackward"}),
+            (std::vector<std::string>{"GeluBackward", "SeluBackward"}));  // registry order
+  const auto clauses = selected_clauses({"GeluBackward"}, 5);
+  bool gelu = false, common = false;
+  for (const auto &c : clauses) {
+    EXPECT_TRUE(c.op == "GeluBackward" || c.op == "common") << c.id << " of " << c.op;
+    gelu = gelu || c.op == "GeluBackward";
+    common = common || c.op == "common";
+    EXPECT_EQ(c.min_cases, 5);
+  }
+  EXPECT_TRUE(gelu && common);
+  const auto warnings = unmatched_entry_warnings({"GeluBackward/valid", "NOPE-1"}, {"NOPE-2"});
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("NOPE-1"), std::string::npos);
+  EXPECT_NE(warnings[1].find("NOPE-2"), std::string::npos);
+  EXPECT_THROW(load_sut("/no/such/library.so"), std::runtime_error);
+  EXPECT_THROW(load_competitor("/no/such/library.so"), std::runtime_error);
+}
+
+TEST(OpHooks, TheV2FormIsDocumentedOnItsOpsPage) {
+  const OpDescriptor *v2 = find_op("GroupedBiasAddGradV2");
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->docs_page_op, "GroupedBiasAddGrad");
+  const auto docs = generated_docs();
+  const auto page = docs.find("ops/GroupedBiasAddGrad.md");
+  ASSERT_NE(page, docs.end());
+  EXPECT_NE(page->second.find("`aclnnGroupedBiasAddGradV2GetWorkspaceSize`"), std::string::npos);
+  EXPECT_NE(page->second.find("`aclnnGroupedBiasAddGradGetWorkspaceSize`"), std::string::npos);
+  EXPECT_EQ(docs.count("ops/GroupedBiasAddGradV2.md"), 0u);
+}
+
+TEST(OpHooks, ACallerPreconditionClauseAcceptsAnyStatusInTheRepro) {
+  for (const char *name : {"GroupedBiasAddGrad", "GroupedBiasAddGradV2"}) {
+    const OpDescriptor *op = find_op(name);
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->caller_precondition_clauses, (std::vector<std::string>{"GBAG-IDX-1"}));
+    CampaignConfig cfg;
+    cfg.ops = {name};
+    Case c;
+    for (int64_t k = 0;; ++k) {  // a GroupedBiasAddGrad case
+      const Task t = generated_task({op}, cfg, k);
+      c = task_case(t, cfg);
+      if (t.kind == Task::Kind::kInvalid) break;
+    }
+    const std::string any = "Any status is acceptable here";
+    EXPECT_NE(repro_program(*op, c, {161002, "GBAG-IDX-1", "indices"}, {}).find(any),
+              std::string::npos);
+    EXPECT_EQ(repro_program(*op, c, {161002, "GBAG-SHAPE-1", "shape"}, {}).find(any),
+              std::string::npos);
+  }
+  EXPECT_TRUE(find_op("GeluBackward")->caller_precondition_clauses.empty());
+}
+
+}  // namespace
