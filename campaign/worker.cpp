@@ -312,15 +312,21 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   const std::string target = jd.target;
   int steps = 0;
   if (t.generated() && !ctx.saturated.count(target)) {
+    // The outcome of the last accepted candidate, which is the shrunk case: judged as it was seen
+    // to fail, not re-run (a failure that depends on timing, such as a write after the call
+    // returned, need not recur, and the record would name a clause without its detail).
+    std::optional<Outcome> shrunk_outcome;
     c = shrink(
         t, c,
         [&](const Case &cand) {
-          const Outcome co = run_case(*ctx.sut, op, cand);
-          return judge_task(t, cand, co, cfg).target == target;
+          Outcome co = run_case(*ctx.sut, op, cand);
+          if (judge_task(t, cand, co, cfg).target != target) return false;
+          shrunk_outcome = std::move(co);
+          return true;
         },
         ctx, shrink_deadline(ctx), steps);
-    if (steps > 0) {
-      o = run_case(*ctx.sut, op, c);
+    if (steps > 0 && shrunk_outcome) {
+      o = std::move(*shrunk_outcome);
       jd = judge_task(t, c, o, cfg);
     }
   }

@@ -45,6 +45,7 @@ HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h)
 // they give the integer versions' bits for every non-NaN value at a fraction of the cost. NaN lanes
 // (hardware quiets and truncates payloads) are redone by the integer version, only in vectors that
 // hold one.
+#undef ACLNN_SIMD_F16C  // this header is included once per target
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 #define ACLNN_SIMD_F16C 1
 #else
@@ -184,8 +185,15 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
 }
 
 // Lambdas passed to the kernels below are marked with this so that GCC inlines them into the
-// vector loop (a call per vector costs more than the work).
+// vector loop (a call per vector costs more than the work). Not in sanitizer builds: there GCC
+// instruments every forced copy (24 kind pairs x 3 targets x 2 call sites for GELU), and
+// gelu_backward.cpp took over 16 CPU-minutes and 3.7 GB to compile under ASan+UBSan; without the
+// forcing it takes 1 CPU-minute, with the same code run and checked.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ACLNN_SIMD_LAMBDA
+#else
 #define ACLNN_SIMD_LAMBDA __attribute__((always_inline))
+#endif
 
 // Stores one vector of doubles at out + i elements of the output kind (0: double, 1: float,
 // 2: binary16, 3: bfloat16), rounded once.
