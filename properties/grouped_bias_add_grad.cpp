@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "properties/gen.hpp"
@@ -326,7 +328,7 @@ bool special_at(const Case &c, const std::pair<int64_t, int64_t> &rows, int64_t 
   return false;
 }
 
-std::string value_clause(const Case &c, const std::string &, int64_t i) {
+std::string value_clause_derived(const Case &c, const std::string &, int64_t i) {
   if (i < 0) return "GBAG-EMPTY-1";
   const TensorArg *y = c.tensor("gradY"), *idx = c.tensor("groupIdxOptional");
   const std::string plain = idx && idx->present ? "GBAG-VALUE-1" : "GBAG-VALUE-2";
@@ -338,6 +340,18 @@ std::string value_clause(const Case &c, const std::string &, int64_t i) {
   if (rg.first >= rg.second) return "GBAG-EMPTY-1";
   if (special_at(c, rg, g, i % h)) return "GBAG-SPECIAL-1";
   return plain;
+}
+
+// The clause that decided element i of out, as the oracle tells it; an out that must not be
+// written (i < 0) is GBAG-EMPTY-1's.
+std::string value_clause(const Case &c, const std::string &out, int64_t i) {
+  if (i < 0) return "GBAG-EMPTY-1";
+  const auto d = aclnn_ref::grouped_bias_add_grad_clauses(oracle_call(c));
+  if (std::string(d.at(i)) != value_clause_derived(c, out, i)) {
+    std::fprintf(stderr, "GBAG clause mismatch at %lld\n", (long long)i);
+    std::abort();
+  }
+  return std::string(d.at(i));
 }
 
 std::vector<std::string> reached(const Case &c) {
@@ -368,6 +382,25 @@ std::vector<std::string> reached(const Case &c) {
     plain = true;
     for (int64_t col = 0; col < h && !special; ++col)
       special = special_at(c, rows[g], static_cast<int64_t>(g), col);
+  }
+  const auto d = aclnn_ref::grouped_bias_add_grad_clauses(oracle_call(c));
+  {  // TEMPORARY: every element
+    for (int64_t i = 0; i <= out->numel(); ++i)
+      if (std::string(d.at(i)) != value_clause_derived(c, "out", i)) {
+        std::fprintf(stderr, "GBAG clause mismatch at %lld\n", (long long)i);
+        std::abort();
+      }
+  }
+  const auto decided = d.distinct();
+  const auto has = [&](std::string_view id) {
+    return std::find(decided.begin(), decided.end(), id) != decided.end();
+  };
+  const std::string_view value = grouped ? "GBAG-VALUE-1" : "GBAG-VALUE-2";
+  // A group with a non-finite term is still a sum of rows: its value clause is reached too.
+  const bool plain_new = has(value) || has("GBAG-SPECIAL-1");
+  if (plain_new != plain || has("GBAG-EMPTY-1") != empty || has("GBAG-SPECIAL-1") != special) {
+    std::fprintf(stderr, "GBAG reached mismatch\n");
+    std::abort();
   }
   if (plain) r.push_back(grouped ? "GBAG-VALUE-1" : "GBAG-VALUE-2");
   if (empty) r.push_back("GBAG-EMPTY-1");

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "properties/gen.hpp"
@@ -471,7 +473,7 @@ bool column_special(const Case &c, int64_t j, int64_t m, int64_t n, int k) {
   return false;
 }
 
-std::string value_clause(const Case &c, const std::string &output, int64_t idx) {
+std::string value_clause_derived(const Case &c, const std::string &output, int64_t idx) {
   if (idx < 0) return "LN-MASK-2";
   const Dims d = dims_of(c);
   if (d.n == 0 || !c.view("gradOut") || !c.view("mean") || !c.view("rstd"))
@@ -484,6 +486,22 @@ std::string value_clause(const Case &c, const std::string &output, int64_t idx) 
   const int k = output == "gradWeightOut" ? 1 : 2;
   if (idx < d.n && column_special(c, idx, d.m, d.n, k)) return "LN-SPECIAL-1";
   return "LN-VALUE-2";
+}
+
+size_t output_index(const std::string &output) {
+  return output == "gradInputOut" ? 0 : output == "gradWeightOut" ? 1 : 2;
+}
+
+// The clause that decided element idx of an output, as the oracle tells it; an output that must
+// not be written (idx < 0) is LN-MASK-2's.
+std::string value_clause(const Case &c, const std::string &output, int64_t idx) {
+  if (idx < 0) return "LN-MASK-2";
+  const auto d = aclnn_ref::layer_norm_backward_clauses(oracle_call(c))[output_index(output)];
+  if (std::string(d.at(idx)) != value_clause_derived(c, output, idx)) {
+    std::fprintf(stderr, "LN clause mismatch at %s %lld\n", output.c_str(), (long long)idx);
+    std::abort();
+  }
+  return std::string(d.at(idx));
 }
 
 std::vector<std::string> reached(const Case &c) {
@@ -509,12 +527,33 @@ std::vector<std::string> reached(const Case &c) {
   if ((*mask)[0]) r.push_back("LN-VALUE-1");
   if ((*mask)[1] || (*mask)[2]) r.push_back("LN-VALUE-2");
   if (!any) return r;
-  bool special = false;
+  bool special_old = false;
   if ((*mask)[0])
-    for (int64_t i = 0; i < d.m && !special; ++i) special = row_special(c, i, d.n);
-  for (int k = 1; k < 3 && !special; ++k)
+    for (int64_t i = 0; i < d.m && !special_old; ++i) special_old = row_special(c, i, d.n);
+  for (int k = 1; k < 3 && !special_old; ++k)
     if ((*mask)[static_cast<size_t>(k)])
-      for (int64_t j = 0; j < d.n && !special; ++j) special = column_special(c, j, d.m, d.n, k);
+      for (int64_t j = 0; j < d.n && !special_old; ++j)
+        special_old = column_special(c, j, d.m, d.n, k);
+  const auto decided = aclnn_ref::layer_norm_backward_clauses(oracle_call(c));
+  {  // TEMPORARY: every element
+    const char *names[] = {"gradInputOut", "gradWeightOut", "gradBiasOut"};
+    const int64_t sizes[] = {d.m * d.n, d.n, d.n};
+    for (int k = 0; k < 3; ++k)
+      for (int64_t i = -1; i <= sizes[k]; ++i)
+        if (std::string(decided[k].at(i)) != value_clause_derived(c, names[k], i) && i >= 0) {
+          std::fprintf(stderr, "LN clause mismatch at %s %lld\n", names[k], (long long)i);
+          std::abort();
+        }
+  }
+  bool special = false;
+  for (size_t k = 0; k < 3; ++k)
+    if ((*mask)[k])
+      for (const std::string_view clause : decided[k].distinct())
+        special |= clause == "LN-SPECIAL-1";
+  if (special != special_old) {
+    std::fprintf(stderr, "LN reached mismatch\n");
+    std::abort();
+  }
   if (special) r.push_back("LN-SPECIAL-1");
   return r;
 }

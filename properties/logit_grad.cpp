@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -177,7 +178,7 @@ bool inside_range(double x, double eps) {
 
 // The clause that governs output element i: the first applicable of the specific clauses, in the
 // spec's order, then the general rule.
-std::string value_clause(const Case &c, const std::string &, int64_t i) {
+std::string value_clause_derived(const Case &c, const std::string &, int64_t i) {
   const double eps = eps_of(c);
   if (std::isnan(eps)) return "LOGIT-EPS-NAN-1";
   if (eps == kInf) return "LOGIT-EPS-INF-1";
@@ -193,6 +194,17 @@ std::string value_clause(const Case &c, const std::string &, int64_t i) {
   return "LOGIT-VALUE-1";
 }
 
+// The clause that decided output element i, as the oracle tells it.
+std::string value_clause(const Case &c, const std::string &out, int64_t i) {
+  const auto d = aclnn_ref::logit_grad_clauses(oracle_call(c));
+  if (i < static_cast<int64_t>(d.of_element.size()) &&
+      std::string(d.at(i)) != value_clause_derived(c, out, i)) {
+    std::fprintf(stderr, "LOGIT clause mismatch at %lld\n", (long long)i);
+    std::abort();
+  }
+  return std::string(d.at(i));
+}
+
 std::vector<std::string> reached(const Case &c) {
   std::vector<std::string> r = {"ABI-SOC-1",    "LOGIT-DTYPE-1", "LOGIT-SHAPE-1",
                                 "LOGIT-RANK-1", "ABI-TENSOR-2",  "VAL-EXACT-1"};
@@ -204,12 +216,16 @@ std::vector<std::string> reached(const Case &c) {
     r.push_back("ABI-EMPTY-1");
     return r;
   }
-  std::vector<std::string> seen;
-  for (int64_t i = 0; i < out->numel(); ++i) {
-    std::string clause = value_clause(c, "out", i);
-    if (std::find(seen.begin(), seen.end(), clause) == seen.end()) seen.push_back(clause);
+  {  // TEMPORARY check of every element
+    const auto d = aclnn_ref::logit_grad_clauses(oracle_call(c));
+    for (int64_t k = 0; k < out->numel(); ++k)
+      if (std::string(d.at(k)) != value_clause_derived(c, "out", k)) {
+        std::fprintf(stderr, "LOGIT clause mismatch at %lld\n", (long long)k);
+        std::abort();
+      }
   }
-  r.insert(r.end(), seen.begin(), seen.end());
+  for (const std::string_view clause : aclnn_ref::logit_grad_clauses(oracle_call(c)).distinct())
+    r.emplace_back(clause);
   return r;
 }
 
