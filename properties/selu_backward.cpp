@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
@@ -198,26 +196,9 @@ rc::Gen<Case> gen_invalid(Product p) {
   });
 }
 
-// The clause that governs output element i: by y (same shape as gradInput) and the dtype.
-std::string value_clause_derived(const Case &c, const std::string &, int64_t i) {
-  const TensorArg *y = c.tensor("result"), *out = c.tensor("gradInput");
-  if (i < 0 || !y || !out || !y->present || i >= y->numel()) return "SELU-VALUE-1";
-  const double yv = c.view("result")->at(i);
-  if (std::isnan(yv)) return "SELU-NAN-1";
-  if (yv == 0) return "SELU-ZERO-1";
-  if (!aclnn_ref::is_floating(out->dtype)) return "SELU-INT-1";
-  return "SELU-VALUE-1";
-}
-
 // The clause that decided output element i, as the oracle tells it.
-std::string value_clause(const Case &c, const std::string &out, int64_t i) {
-  const auto d = aclnn_ref::selu_backward_clauses(oracle_call(c));
-  if (i < static_cast<int64_t>(d.of_element.size()) &&
-      std::string(d.at(i)) != value_clause_derived(c, out, i)) {
-    std::fprintf(stderr, "SELU clause mismatch at %lld\n", (long long)i);
-    std::abort();
-  }
-  return std::string(d.at(i));
+std::string value_clause(const Case &c, const std::string &, int64_t i) {
+  return std::string(aclnn_ref::selu_backward_clauses(oracle_call(c)).at(i));
 }
 
 std::vector<std::string> reached(const Case &c) {
@@ -233,14 +214,6 @@ std::vector<std::string> reached(const Case &c) {
     r.push_back("SELU-EMPTY-1");
     r.push_back("ABI-EMPTY-1");
     return r;
-  }
-  {  // TEMPORARY check of every element
-    const auto d = aclnn_ref::selu_backward_clauses(oracle_call(c));
-    for (int64_t k = 0; k < out->numel(); ++k)
-      if (std::string(d.at(k)) != value_clause_derived(c, "gradInput", k)) {
-        std::fprintf(stderr, "SELU clause mismatch at %lld\n", (long long)k);
-        std::abort();
-      }
   }
   for (const std::string_view clause : aclnn_ref::selu_backward_clauses(oracle_call(c)).distinct())
     r.emplace_back(clause);
