@@ -1,6 +1,11 @@
 #include "tests/support/host_tensor.hpp"
 
+#include <gtest/gtest.h>
+
+#include <cstring>
 #include <utility>
+
+#include "impl/dtype.hpp"
 
 namespace aclnn_test {
 
@@ -38,6 +43,86 @@ AclTensor &AclTensor::operator=(AclTensor &&o) noexcept {
 
 AclTensor::~AclTensor() {
   if (t_) aclDestroyTensor(t_);
+}
+
+size_t element_size(aclDataType dt) {
+  return aclnn_cpu::dtype_size(dt);
+}
+
+GuardedTensor::~GuardedTensor() {
+  if (t) aclDestroyTensor(t);
+}
+
+void GuardedTensor::set(size_t i, double v) {
+  unsigned char *p = storage.data() + i * element_size(dtype);
+  switch (dtype) {
+    case ACL_FLOAT: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      break;
+    }
+    case ACL_FLOAT16:
+    case ACL_BF16: {
+      const uint16_t h =
+          dtype == ACL_FLOAT16 ? aclnn_cpu::double_to_half(v) : aclnn_cpu::double_to_bf16(v);
+      std::memcpy(p, &h, 2);
+      break;
+    }
+    case ACL_INT32: {
+      const auto x = static_cast<int32_t>(v);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    default: {
+      const auto x = static_cast<int64_t>(v);
+      std::memcpy(p, &x, 8);
+    }
+  }
+}
+
+void GuardedTensor::set_i64(size_t i, int64_t v) {
+  if (dtype == ACL_INT32) {
+    const auto x = static_cast<int32_t>(v);
+    std::memcpy(storage.data() + 4 * i, &x, 4);
+  } else {
+    std::memcpy(storage.data() + 8 * i, &v, 8);
+  }
+}
+
+double GuardedTensor::get(size_t i) const {
+  return aclnn_cpu::load_as_double(storage.data() + i * element_size(dtype), dtype);
+}
+
+void make(GuardedTensor &h, const std::vector<int64_t> &dims, aclDataType dt,
+          std::vector<int64_t> strides, int64_t offset, int64_t storage_elems) {
+  h.dtype = dt;
+  if (strides.empty()) {
+    strides.assign(dims.size(), 1);
+    for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * dims[i + 1];
+  }
+  if (storage_elems < 0) {
+    int64_t last = offset;
+    bool empty = false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0)
+        empty = true;
+      else
+        last += (dims[i] - 1) * strides[i];
+    }
+    storage_elems = empty ? 0 : last + 1;
+  }
+  h.storage.assign(static_cast<size_t>(storage_elems) * element_size(dt) + 1, kCanary);
+  const int64_t storage_dims[] = {storage_elems};
+  h.t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND,
+                        storage_dims, 1, h.storage.data());
+  ASSERT_NE(h.t, nullptr);
+}
+
+bool all_canary(const GuardedTensor &h) {
+  for (const unsigned char c : h.storage)
+    if (c != kCanary) return false;
+  return true;
 }
 
 }  // namespace aclnn_test
