@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -123,6 +124,61 @@ bool all_canary(const GuardedTensor &h) {
   for (const unsigned char c : h.storage)
     if (c != kCanary) return false;
   return true;
+}
+
+ViewTensor::~ViewTensor() {
+  if (t) aclDestroyTensor(t);
+}
+
+int64_t ViewTensor::pos(int64_t i) const {
+  int64_t p = offset;
+  for (size_t d = dims.size(); d-- > 0;) {
+    p += (i % dims[d]) * strides[d];
+    i /= dims[d];
+  }
+  return p;
+}
+
+double ViewTensor::get(int64_t i) const {
+  return aclnn_cpu::load_as_double(storage.data() + pos(i) * esize(), dtype);
+}
+
+void ViewTensor::set(int64_t i, double v) {
+  aclnn_cpu::store_from_double(storage.data() + pos(i) * esize(), dtype, v);
+}
+
+std::vector<double> ViewTensor::values() const {
+  std::vector<double> v(static_cast<size_t>(numel()));
+  for (int64_t i = 0; i < numel(); ++i) v[static_cast<size_t>(i)] = get(i);
+  return v;
+}
+
+std::unique_ptr<ViewTensor> make_view(const std::vector<int64_t> &dims, aclDataType dtype,
+                                      const std::vector<double> &values,
+                                      std::optional<std::vector<int64_t>> strides, int64_t offset,
+                                      int64_t extra) {
+  auto h = std::make_unique<ViewTensor>();
+  h->dims = dims;
+  h->dtype = dtype;
+  if (strides) {
+    h->strides = *strides;
+  } else {
+    h->strides.assign(dims.size(), 1);
+    for (size_t d = dims.size(); d-- > 1;)
+      h->strides[d - 1] = h->strides[d] * std::max<int64_t>(dims[d], 1);
+  }
+  h->offset = offset;
+  int64_t reach = offset;
+  const bool empty = numel(dims) == 0;
+  for (size_t d = 0; d < dims.size(); ++d) reach += (dims[d] - 1) * h->strides[d];
+  const int64_t n_storage = empty ? offset + extra : reach + 1 + extra;
+  h->storage.assign(static_cast<size_t>(n_storage) * h->esize(), kCanary);
+  for (size_t i = 0; i < values.size(); ++i) h->set(static_cast<int64_t>(i), values[i]);
+  const int64_t storage_dims[] = {n_storage};
+  h->t = aclCreateTensor(dims.data(), dims.size(), dtype, h->strides.data(), offset, ACL_FORMAT_ND,
+                         storage_dims, 1, h->storage.empty() ? nullptr : h->storage.data());
+  EXPECT_NE(h->t, nullptr);
+  return h;
 }
 
 }  // namespace aclnn_test

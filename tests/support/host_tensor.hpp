@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "acl/acl.h"
@@ -68,5 +70,34 @@ void make(GuardedTensor &h, const std::vector<int64_t> &dims, aclDataType dt,
 
 // True if no byte of h's storage (spare byte included) was written.
 bool all_canary(const GuardedTensor &h);
+
+// A strided view over host storage filled with kCanary, elements addressed by the view's
+// row-major flat index; the aclTensor views it.
+struct ViewTensor {
+  std::vector<int64_t> dims, strides;
+  int64_t offset = 0;
+  aclDataType dtype = ACL_FLOAT;
+  std::vector<unsigned char> storage;
+  aclTensor *t = nullptr;
+
+  ViewTensor() = default;
+  ViewTensor(const ViewTensor &) = delete;
+  ViewTensor &operator=(const ViewTensor &) = delete;
+  ~ViewTensor();
+  int64_t numel() const { return aclnn_test::numel(dims); }
+  size_t esize() const { return element_size(dtype); }
+  int64_t pos(int64_t i) const;  // the storage element of flat view index i
+  double get(int64_t i) const;
+  void set(int64_t i, double v);  // rounded once to the dtype
+  std::vector<double> values() const;
+};
+
+// A view of dims with the given strides (default: contiguous, a zero dim counted as 1) at an
+// element offset, in storage reaching `extra` spare elements past the view (an empty view:
+// offset + extra elements; no storage at all gives a NULL data pointer); values written in.
+std::unique_ptr<ViewTensor> make_view(const std::vector<int64_t> &dims, aclDataType dtype,
+                                      const std::vector<double> &values = {},
+                                      std::optional<std::vector<int64_t>> strides = std::nullopt,
+                                      int64_t offset = 0, int64_t extra = 0);
 
 }  // namespace aclnn_test
