@@ -41,6 +41,19 @@ constexpr double kMpfrTailA = 1.0e4;
 
 thread_local uint64_t g_fallbacks = 0;
 
+constexpr double kGeluRoot = -0.75179152410535422;  // the root of g (GELU-SPECIAL-2)
+enum : uint8_t { kValue1, kSpecial1, kSpecial2 };   // indices into kGeluDecidingClauses
+
+uint8_t deciding_clause(double dy, double x) {
+  if (!std::isfinite(x) || !std::isfinite(dy)) return kSpecial1;
+  if (std::fabs(x - kGeluRoot) < kGeluRootBand) return kSpecial2;
+  return kValue1;
+}
+
+DecidingClauses no_clauses() {
+  return {kGeluDecidingClauses, {}, kValue1};
+}
+
 uint64_t nan_bits(DType out) {
   return exact::fast_round_double(std::numeric_limits<double>::quiet_NaN(), out);
 }
@@ -387,12 +400,15 @@ std::vector<ExpectedOutput> gelu_backward_values(const GeluBackwardCall &call,
   eo.name = "gradInput";
   eo.values = HostTensor(out, c.shape);
   const int64_t n = eo.values.numel();
+  eo.decided_by = no_clauses();
   if (n == 0) return {eo};  // GELU-EMPTY-1
   exact::init_exact(eo);
+  eo.decided_by.of_element.resize(static_cast<size_t>(n));
   exact::Broadcaster it(c.shape, {call.grad_output, call.self});
   for (int64_t i = 0; i < n; ++i, it.next()) {
     const double dy = exact::read_as(*call.grad_output, it.offset(0), c.promoted);
     const double x = exact::read_as(*call.self, it.offset(1), c.promoted);
+    eo.decided_by.of_element[static_cast<size_t>(i)] = deciding_clause(dy, x);
     uint64_t bits;
     if (out == c.promoted) {
       bits = element_impl(dy, x, out, tanh_approx, true);
@@ -404,6 +420,21 @@ std::vector<ExpectedOutput> gelu_backward_values(const GeluBackwardCall &call,
     exact::keep_exact(eo, i, bits);
   }
   return {eo};
+}
+
+DecidingClauses gelu_backward_clauses(const GeluBackwardCall &call) {
+  DecidingClauses d = no_clauses();
+  const TensorView *dy = call.grad_output, *x = call.self, *out = call.grad_input;
+  if (!dy || !x || !out) return d;
+  const auto promoted = promote_types(dy->dtype, x->dtype);
+  const DType t_dy = promoted ? *promoted : dy->dtype, t_x = promoted ? *promoted : x->dtype;
+  const int64_t n = out->numel();
+  d.of_element.resize(static_cast<size_t>(n));
+  exact::Broadcaster it(out->shape, {dy, x});
+  for (int64_t i = 0; i < n; ++i, it.next())
+    d.of_element[static_cast<size_t>(i)] = deciding_clause(exact::read_as(*dy, it.offset(0), t_dy),
+                                                           exact::read_as(*x, it.offset(1), t_x));
+  return d;
 }
 
 namespace gelu_detail {

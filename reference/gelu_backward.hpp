@@ -36,6 +36,19 @@ std::vector<ExpectedOutput> gelu_backward_values(const GeluBackwardCall &call,
 // undecided at the precision cap.
 uint64_t gelu_backward_element(double dy, double x, DType out, const VariantSet &variants = {});
 
+// The clauses that decide elements of gradInput's value of record (DecidingClauses::ids).
+inline constexpr std::string_view kGeluDecidingClauses[] = {"GELU-VALUE-1", "GELU-SPECIAL-1",
+                                                            "GELU-SPECIAL-2"};
+// x within this distance of g's root is GELU-SPECIAL-2's region (the terms of g cancel there).
+inline constexpr double kGeluRootBand = 0x1p-6;
+
+// The clause deciding each gradInput element, without computing any value: GELU-SPECIAL-1 where
+// dy or x (in the computation type) is not finite, else GELU-SPECIAL-2 where x lies within
+// kGeluRootBand of g's root, else GELU-VALUE-1 (also for an index outside gradInput). The
+// operands must broadcast to gradInput's shape; variants do not change the deciding clause.
+// gelu_backward_values() fills ExpectedOutput::decided_by with the same answer.
+DecidingClauses gelu_backward_clauses(const GeluBackwardCall &call);
+
 namespace gelu_detail {
 // Number of elements this thread sent to the MPFR fallback so far (tests/benchmarks).
 uint64_t mpfr_fallbacks();

@@ -38,4 +38,16 @@ std::vector<ExpectedOutput> grouped_bias_add_grad_values(const GroupedBiasAddGra
 
 std::vector<std::string_view> grouped_bias_add_grad_variants();  // {"empty-untouched"}
 
+// The clauses that decide elements of out (DecidingClauses::ids).
+inline constexpr std::string_view kGbagDecidingClauses[] = {"GBAG-VALUE-1", "GBAG-VALUE-2",
+                                                            "GBAG-EMPTY-1", "GBAG-SPECIAL-1"};
+
+// The clause deciding each element out[g, col], without computing any value: GBAG-EMPTY-1 where
+// group g sums no row, GBAG-SPECIAL-1 where a summed gradY value is not finite, else the value
+// clause (GBAG-VALUE-1 with groupIdx, GBAG-VALUE-2 without; also for an index past the groups).
+// Groups: groupIdx's end offsets (V2 type 1: prefix sums of the sizes), or gradY.dim0 groups of
+// gradY.dim1 rows without groupIdx (rank 3). Variants do not change the deciding clause.
+// grouped_bias_add_grad_values() fills ExpectedOutput::decided_by with the same answer.
+DecidingClauses grouped_bias_add_grad_clauses(const GroupedBiasAddGradCall &call);
+
 }  // namespace aclnn_ref

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -171,6 +172,48 @@ Verdict layer_norm_backward_check(const LayerNormBackwardCall &c, const VariantS
   return Verdict{kSuccess, "LN-VALUE-1", ""};
 }
 
+std::vector<DecidingClauses> layer_norm_backward_clauses(const LayerNormBackwardCall &c) {
+  enum : uint8_t { kValue1, kValue2, kSpecial1, kEmpty1 };  // kLayerNormDecidingClauses
+  std::vector<DecidingClauses> d = {{kLayerNormDecidingClauses, {}, kValue1},
+                                    {kLayerNormDecidingClauses, {}, kValue2},
+                                    {kLayerNormDecidingClauses, {}, kValue2}};
+  if (!c.grad_out || !c.input || !c.normalized_shape || !c.mean || !c.rstd) return d;
+  int64_t n = 1;
+  for (const int64_t k : *c.normalized_shape) n *= k;
+  if (n == 0) return d;
+  const int64_t m = c.input->numel() / n;
+  if (m == 0) {
+    for (int k = 1; k < 3; ++k) {
+      d[k].otherwise = kEmpty1;
+      d[k].of_element.assign(static_cast<size_t>(n), kEmpty1);
+    }
+    return d;
+  }
+  const auto fin = [](double v) { return std::isfinite(v); };
+  const TensorView &dy = *c.grad_out, &x = *c.input;
+  std::vector<bool> w_ok(static_cast<size_t>(n), true);
+  if (c.weight)
+    for (int64_t j = 0; j < n; ++j) w_ok[static_cast<size_t>(j)] = fin(c.weight->at(j));
+  std::vector<uint8_t> &gi = d[0].of_element, &gw = d[1].of_element, &gb = d[2].of_element;
+  gi.assign(static_cast<size_t>(m * n), kValue1);
+  gw.assign(static_cast<size_t>(n), kValue2);
+  gb.assign(static_cast<size_t>(n), kValue2);
+  for (int64_t i = 0; i < m; ++i) {
+    const bool stats_ok = fin(c.mean->at(i)) && fin(c.rstd->at(i));
+    bool row_ok = stats_ok;
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t jj = static_cast<size_t>(j);
+      const bool dy_ok = fin(dy.at(i * n + j)), x_ok = fin(x.at(i * n + j));
+      row_ok = row_ok && dy_ok && x_ok && w_ok[jj];
+      if (!dy_ok) gb[jj] = kSpecial1;
+      if (!dy_ok || !x_ok || !stats_ok) gw[jj] = kSpecial1;
+    }
+    if (!row_ok)
+      std::fill(gi.begin() + i * n, gi.begin() + (i + 1) * n, static_cast<uint8_t>(kSpecial1));
+  }
+  return d;
+}
+
 std::vector<ExpectedOutput> layer_norm_backward_values(const LayerNormBackwardCall &c,
                                                        const VariantSet &variants) {
   std::vector<ExpectedOutput> outs(3);
@@ -187,6 +230,9 @@ std::vector<ExpectedOutput> layer_norm_backward_values(const LayerNormBackwardCa
   }
   const std::vector<bool> &mask = *c.output_mask;
   for (int k = 0; k < 3; ++k) outs[k].written = mask[k];
+  // The deciding clauses take a pass over the inputs, far cheaper than the exact sums below.
+  auto decided = layer_norm_backward_clauses(c);
+  for (int k = 0; k < 3; ++k) outs[k].decided_by = std::move(decided[k]);
 
   const TensorView &x = *c.input, &dy = *c.grad_out, &mean = *c.mean, &rstd = *c.rstd;
   const int64_t n = c.normalized_shape->empty() ? 1 : [&] {

@@ -44,4 +44,18 @@ std::vector<ExpectedOutput> layer_norm_backward_values(const LayerNormBackwardCa
 
 std::vector<std::string_view> layer_norm_backward_variants();  // {"any-float-grads"}
 
+// The clauses that decide elements of the three outputs (DecidingClauses::ids).
+inline constexpr std::string_view kLayerNormDecidingClauses[] = {"LN-VALUE-1", "LN-VALUE-2",
+                                                                 "LN-SPECIAL-1", "LN-EMPTY-1"};
+
+// The clause deciding each element of gradInputOut, gradWeightOut and gradBiasOut (in that
+// order), without computing any value and whatever the mask: LN-SPECIAL-1 where a non-finite
+// value takes part (gradInput: its row's dy, x, mean, rstd or weight; gradWeight: its column's
+// dy, x, mean or rstd; gradBias: its column's dy), else LN-VALUE-1 (gradInput) or LN-VALUE-2;
+// with M = 0, LN-EMPTY-1 for gradWeight and gradBias. Indices outside an output get its value
+// clause (LN-EMPTY-1 for M = 0). gradOut, input, normalizedShape, mean and rstd must be present
+// (else no element is decided); variants do not change the deciding clause.
+// layer_norm_backward_values() fills ExpectedOutput::decided_by with the same answer.
+std::vector<DecidingClauses> layer_norm_backward_clauses(const LayerNormBackwardCall &call);
+
 }  // namespace aclnn_ref

@@ -5,6 +5,7 @@
 // double fast pass with a 3-rounding relative bound decides almost every element first.
 #include "reference/logit_grad.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -50,12 +51,7 @@ std::optional<double> clauses(double dy, double x, double eps, const Mode &m) {
   // LOGIT-X-NONFINITE-1
   if (std::isnan(x)) return (m.kernel_nan_x && !eps_negative) ? 0.0 : kNaN;
   if (std::isinf(x) && !m.range_rule) return kNaN;
-  // LOGIT-VALUE-1's range, compared exactly: eps < 0: [0, 1]; eps >= 0: [eps, 1 - eps], where
-  // x <= 1 - eps is tested as x <= 0.5 or eps <= 1 - x (1 - x is exact for x in [0.5, 2] by
-  // Sterbenz; for x > 2 it is negative, and so is its rounding, and eps >= 0; for x <= 0.5 and
-  // eps <= x, eps <= 0.5 <= 1 - x holds).
-  const bool inside =
-      eps_negative ? (x >= 0 && x <= 1) : (eps <= x && (x <= 0.5 || eps <= 1.0 - x));
+  const bool inside = logit_grad_inside_range(x, eps_negative ? -1.0 : eps);
   const double outside_value = eps_negative ? kNaN : 0.0;
   // LOGIT-DY-NONFINITE-1
   if (std::isnan(dy)) {
@@ -68,6 +64,34 @@ std::optional<double> clauses(double dy, double x, double eps, const Mode &m) {
     return dy == 0 ? kNaN : std::copysign(kInf, dy);
   if (std::isinf(dy) || dy == 0) return dy;  // x (1-x) > 0: inf or a signed zero, exactly
   return std::nullopt;
+}
+
+enum : uint8_t {  // indices into kLogitDecidingClauses
+  kValue1,
+  kEpsNan1,
+  kEpsInf1,
+  kEpsGt1,
+  kEpsEq1,
+  kXNonfinite1,
+  kDyNonfinite1,
+  kX01
+};
+
+// The eps clause that decides every element, or kValue1 when none does.
+uint8_t eps_clause(double eps) {
+  if (std::isnan(eps)) return kEpsNan1;
+  if (eps == kInf) return kEpsInf1;
+  if (eps > 1) return kEpsGt1;
+  if (eps == 1) return kEpsEq1;
+  return kValue1;
+}
+
+// The deciding clause of an element with operands, once no eps clause decides.
+uint8_t element_clause(double dy, double x, double eps) {
+  if (!std::isfinite(x)) return kXNonfinite1;
+  if (!std::isfinite(dy)) return kDyNonfinite1;
+  if (logit_grad_inside_range(x, eps) && (x == 0 || x == 1)) return kX01;
+  return kValue1;
 }
 
 uint64_t exact_value(double dy, double x, DType out) {
@@ -148,15 +172,20 @@ std::vector<ExpectedOutput> logit_grad_values(const LogitGradCall &call,
   ExpectedOutput eo;
   eo.name = "out";
   const int64_t n = call.x->numel();
+  const uint8_t by_eps = eps_clause(call.eps);
   const bool same = call.dy->shape == call.x->shape && call.out->shape == call.x->shape;
   if (same) {
     eo.values = HostTensor(out, call.out->shape);
+    eo.decided_by = {kLogitDecidingClauses, {}, by_eps};
     if (n == 0) return {eo};  // LOGIT-EMPTY-1
     exact::init_exact(eo);
+    eo.decided_by.of_element.assign(static_cast<size_t>(n), by_eps);
     exact::Broadcaster it(call.x->shape, {call.x, call.dy});
     for (int64_t i = 0; i < n; ++i, it.next()) {
       const double x = exact::read_as(*call.x, it.offset(0), call.x->dtype);
       const double dy = exact::read_as(*call.dy, it.offset(1), call.dy->dtype);
+      if (by_eps == kValue1)
+        eo.decided_by.of_element[static_cast<size_t>(i)] = element_clause(dy, x, call.eps);
       const uint64_t bits = element_impl(dy, x, call.eps, out, m, true);
       eo.values.set_bits(i, bits);
       exact::keep_exact(eo, i, bits);
@@ -167,15 +196,31 @@ std::vector<ExpectedOutput> logit_grad_values(const LogitGradCall &call,
   eo.values = HostTensor(out, call.out->numel() == n ? call.out->shape : std::vector<int64_t>{n});
   const int64_t ndy = call.dy->numel();
   exact::init_exact(eo);
+  eo.decided_by = {kLogitDecidingClauses, std::vector<uint8_t>(static_cast<size_t>(n), by_eps),
+                   by_eps};
   for (int64_t i = 0; i < n; ++i) {
     const double x = call.x->at(i);
     const double dy = i < ndy ? call.dy->at(i) : kNaN;
+    if (by_eps == kValue1 && i < ndy)
+      eo.decided_by.of_element[static_cast<size_t>(i)] = element_clause(dy, x, call.eps);
     const uint64_t bits =
         i < ndy ? element_impl(dy, x, call.eps, out, m, true) : exact::fast_round_double(kNaN, out);
     eo.values.set_bits(i, bits);
     exact::keep_exact(eo, i, bits);
   }
   return {eo};
+}
+
+DecidingClauses logit_grad_clauses(const LogitGradCall &call) {
+  const uint8_t by_eps = eps_clause(call.eps);
+  DecidingClauses d{kLogitDecidingClauses, {}, by_eps};
+  if (!call.out) return d;
+  d.of_element.assign(static_cast<size_t>(call.out->numel()), by_eps);
+  if (by_eps != kValue1 || !call.x || !call.dy) return d;
+  const int64_t n = std::min({call.out->numel(), call.x->numel(), call.dy->numel()});
+  for (int64_t i = 0; i < n; ++i)
+    d.of_element[static_cast<size_t>(i)] = element_clause(call.dy->at(i), call.x->at(i), call.eps);
+  return d;
 }
 
 namespace logit_detail {

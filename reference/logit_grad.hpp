@@ -40,6 +40,28 @@ std::vector<ExpectedOutput> logit_grad_values(const LogitGradCall &call,
 uint64_t logit_grad_element(double dy, double x, double eps, DType out,
                             const VariantSet &variants = {});
 
+// x inside LOGIT-VALUE-1's range, decided exactly: eps < 0: [0, 1]; eps >= 0: [eps, 1 - eps],
+// where x <= 1 - eps is tested as x <= 0.5 or eps <= 1 - x (1 - x is exact for x in [0.5, 2] by
+// Sterbenz; for x > 2 it is negative, and so is its rounding, and eps >= 0; for x <= 0.5 and
+// eps <= x, eps <= 0.5 <= 1 - x holds).
+inline bool logit_grad_inside_range(double x, double eps) {
+  if (eps < 0) return x >= 0 && x <= 1;
+  return eps <= x && (x <= 0.5 || eps <= 1.0 - x);
+}
+
+// The clauses that decide elements of out's value of record (DecidingClauses::ids).
+inline constexpr std::string_view kLogitDecidingClauses[] = {
+    "LOGIT-VALUE-1",   "LOGIT-EPS-NAN-1",     "LOGIT-EPS-INF-1",      "LOGIT-EPS-GT1-1",
+    "LOGIT-EPS-EQ1-1", "LOGIT-X-NONFINITE-1", "LOGIT-DY-NONFINITE-1", "LOGIT-X01-1"};
+
+// The clause deciding each out element, without computing any value, in the spec's order: an eps
+// clause (NaN, +inf, > 1, = 1) decides every element (and an index outside out); then
+// LOGIT-X-NONFINITE-1, LOGIT-DY-NONFINITE-1, LOGIT-X01-1 (x = 0 or 1 inside the range), else
+// LOGIT-VALUE-1. Element i reads x and dy at row-major index i (LOGIT-VALUE-1 where either has
+// none). The behaviour of record: variants do not change the deciding clause.
+// logit_grad_values() fills ExpectedOutput::decided_by with the same answer.
+DecidingClauses logit_grad_clauses(const LogitGradCall &call);
+
 namespace logit_detail {
 uint64_t mpfr_fallbacks();
 // The exact evaluation alone (no double fast pass), for cross-checking the fast pass.

@@ -5,6 +5,7 @@
 // terminates). Each MPFR parse at precision p is off by <= 2^-p relative, which the bounds carry.
 #include "reference/selu_backward.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -22,6 +23,19 @@ constexpr const char *kLambda = "1.0507009873554804934193349852946";
 constexpr const char *kAlpha = "1.6732632423543772848170429916717";
 constexpr const char *kLambdaAlpha = "1.7580993408473768599402175208123";
 constexpr double kU = 0x1p-53;
+
+enum : uint8_t { kValue1, kNan1, kZero1, kInt1 };  // indices into kSeluDecidingClauses
+
+uint8_t deciding_clause(double y, DType out) {
+  if (std::isnan(y)) return kNan1;
+  if (y == 0) return kZero1;
+  if (!is_floating(out)) return kInt1;
+  return kValue1;
+}
+
+DecidingClauses no_clauses() {
+  return {kSeluDecidingClauses, {}, kValue1};
+}
 
 // RN(decimal) as doubles; each is in [1, 2), so |RN(c) - c| <= 2^-53 (half an ulp). Parsed once,
 // lazily (no static-initialisation-order dependence on Boost/MPFR), thread-safe.
@@ -207,17 +221,32 @@ std::vector<ExpectedOutput> selu_backward_values(const SeluBackwardCall &call,
   eo.name = "gradInput";
   eo.values = HostTensor(out, call.grad_input->shape);
   const int64_t n = eo.values.numel();
+  eo.decided_by = no_clauses();
   if (n == 0) return {eo};  // SELU-EMPTY-1
   exact::init_exact(eo);
+  eo.decided_by.of_element.resize(static_cast<size_t>(n));
   exact::Broadcaster it(call.grad_input->shape, {call.grad_output, call.result});
   for (int64_t i = 0; i < n; ++i, it.next()) {
     const double dy = exact::read_as(*call.grad_output, it.offset(0), call.grad_output->dtype);
     const double y = exact::read_as(*call.result, it.offset(1), call.result->dtype);
+    eo.decided_by.of_element[static_cast<size_t>(i)] = deciding_clause(y, out);
     const uint64_t bits = element_impl(dy, y, out, m, true);
     eo.values.set_bits(i, bits);
     exact::keep_exact(eo, i, bits);
   }
   return {eo};
+}
+
+DecidingClauses selu_backward_clauses(const SeluBackwardCall &call) {
+  DecidingClauses d = no_clauses();
+  if (!call.result || !call.grad_input) return d;
+  // Row-major over result itself: the spec has no broadcasting (SELU-SHAPE-1).
+  d.of_element.resize(static_cast<size_t>(call.grad_input->numel()), kValue1);
+  const int64_t n = std::min(call.grad_input->numel(), call.result->numel());
+  for (int64_t i = 0; i < n; ++i)
+    d.of_element[static_cast<size_t>(i)] =
+        deciding_clause(call.result->at(i), call.grad_input->dtype);
+  return d;
 }
 
 namespace selu_detail {

@@ -35,6 +35,16 @@ std::vector<ExpectedOutput> selu_backward_values(const SeluBackwardCall &call,
 // fp64, int8, int32: RNE with saturation, SELU-INT-1).
 uint64_t selu_backward_element(double dy, double y, DType out, const VariantSet &variants = {});
 
+// The clauses that decide elements of gradInput's value of record (DecidingClauses::ids).
+inline constexpr std::string_view kSeluDecidingClauses[] = {"SELU-VALUE-1", "SELU-NAN-1",
+                                                            "SELU-ZERO-1", "SELU-INT-1"};
+
+// The clause deciding each gradInput element, without computing any value, in the spec's order:
+// SELU-NAN-1 where y is NaN, SELU-ZERO-1 where y = +-0, SELU-INT-1 for an integer gradInput, else
+// SELU-VALUE-1 (also for an index outside result). Variants do not change the deciding clause.
+// selu_backward_values() fills ExpectedOutput::decided_by with the same answer.
+DecidingClauses selu_backward_clauses(const SeluBackwardCall &call);
+
 namespace selu_detail {
 uint64_t mpfr_fallbacks();
 // The MPFR evaluation alone (no double fast pass), for cross-checking the fast pass.

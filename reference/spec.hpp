@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,32 @@ class VariantSet {
   std::vector<std::string> names_;
 };
 
+// The clause that decided each element of an output's value of record (the special-value clause
+// that applies first in the spec's order, else the value clause), one byte per element: an index
+// into the op's table of clause IDs. The judge attributes a mismatch to it, and counts the clauses
+// a case reaches, without re-deriving the spec's clause order.
+struct DecidingClauses {
+  std::span<const std::string_view> ids;  // the op's table (static storage)
+  std::vector<uint8_t> of_element;        // row-major over the output's shape
+  uint8_t otherwise = 0;                  // the clause for an index outside the output
+  std::string_view at(int64_t i) const {
+    if (ids.empty()) return {};  // nothing was decided (e.g. a rejected call)
+    const bool inside = i >= 0 && i < static_cast<int64_t>(of_element.size());
+    return ids[inside ? of_element[static_cast<size_t>(i)] : otherwise];
+  }
+  // The clauses that decide at least one element, in the order of their first element.
+  std::vector<std::string_view> distinct() const {
+    std::vector<bool> seen(ids.size(), false);
+    std::vector<std::string_view> r;
+    for (const uint8_t k : of_element)
+      if (!seen[k]) {
+        seen[k] = true;
+        r.push_back(ids[k]);
+      }
+    return r;
+  }
+};
+
 // The value of record of one output: exact bits, row-major over its shape.
 struct ExpectedOutput {
   std::string name;     // the ABI parameter name, e.g. "gradInput"
@@ -69,6 +96,8 @@ struct ExpectedOutput {
   // exact_error: a bound on |exact - exact_nearest| (sums: empty, 2^-52 |exact| applies).
   std::vector<double> exact_nearest;
   std::vector<double> exact_error;
+  // The clause that decided each element (empty of_element when no element was computed).
+  DecidingClauses decided_by;
 };
 
 }  // namespace aclnn_ref

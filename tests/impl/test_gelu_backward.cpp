@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_gelu_backward.h"
 #include "impl/dtype.hpp"
 #include "impl/elementwise_math.hpp"
+#include "tests/support/host_tensor.hpp"
 
 namespace {
 
@@ -25,41 +26,10 @@ using aclnn_cpu::double_to_bf16;
 using aclnn_cpu::double_to_half;
 using aclnn_cpu::half_to_float;
 
-// ---- tensors --------------------------------------------------------------------------------
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size());
-  int64_t acc = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    s[i] = acc;
-    acc *= dims[i];
-  }
-  return s;
-}
-
-struct Tensor {
-  aclTensor *t = nullptr;
-  Tensor() = default;
-  Tensor(const std::vector<int64_t> &dims, aclDataType dt, void *data, int64_t storage_elems,
-         std::vector<int64_t> strides = {}, int64_t offset = 0) {
-    if (strides.empty() && !dims.empty()) strides = contiguous_strides(dims);
-    const int64_t sd[] = {storage_elems};
-    t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sd, 1,
-                        data);
-  }
-  Tensor(const Tensor &) = delete;
-  Tensor &operator=(const Tensor &) = delete;
-  Tensor(Tensor &&o) noexcept : t(o.t) { o.t = nullptr; }
-  ~Tensor() {
-    if (t) aclDestroyTensor(t);
-  }
-  operator aclTensor *() const { return t; }
-};
-
-int64_t numel(const std::vector<int64_t> &d) {
-  int64_t n = 1;
-  for (auto v : d) n *= v;
-  return n;
-}
+// ---- tensors (tests/support/host_tensor.hpp) ------------------------------------------------
+using aclnn_test::contiguous_strides;
+using aclnn_test::numel;
+using Tensor = aclnn_test::AclTensor;
 
 aclnnStatus phase_one(const aclTensor *dy, const aclTensor *x, const aclTensor *out,
                       uint64_t *ws = nullptr, aclOpExecutor **ex = nullptr) {

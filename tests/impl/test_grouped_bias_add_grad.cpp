@@ -19,6 +19,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/dtype.hpp"
+#include "tests/support/host_tensor.hpp"
 
 namespace {
 
@@ -27,86 +28,12 @@ using aclnn_cpu::double_to_half;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr unsigned char kCanary = 0xA5;
 
-size_t esize(aclDataType dt) {
-  return dt == ACL_INT64 ? 8 : (dt == ACL_FLOAT || dt == ACL_INT32 ? 4 : 2);
-}
-
-struct HostTensor {
-  aclDataType dtype = ACL_FLOAT;
-  std::vector<unsigned char> storage;
-  aclTensor *t = nullptr;
-  HostTensor() = default;
-  HostTensor(const HostTensor &) = delete;
-  HostTensor &operator=(const HostTensor &) = delete;
-  ~HostTensor() {
-    if (t) aclDestroyTensor(t);
-  }
-  void set(size_t i, double v) {
-    unsigned char *p = storage.data() + i * esize(dtype);
-    switch (dtype) {
-      case ACL_FLOAT: {
-        const float f = static_cast<float>(v);
-        std::memcpy(p, &f, 4);
-        break;
-      }
-      case ACL_FLOAT16:
-      case ACL_BF16: {
-        const uint16_t h = dtype == ACL_FLOAT16 ? double_to_half(v) : double_to_bf16(v);
-        std::memcpy(p, &h, 2);
-        break;
-      }
-      case ACL_INT32: {
-        const auto x = static_cast<int32_t>(v);
-        std::memcpy(p, &x, 4);
-        break;
-      }
-      default: {
-        const auto x = static_cast<int64_t>(v);
-        std::memcpy(p, &x, 8);
-      }
-    }
-  }
-  void set_i64(size_t i, int64_t v) {
-    if (dtype == ACL_INT32) {
-      const auto x = static_cast<int32_t>(v);
-      std::memcpy(storage.data() + 4 * i, &x, 4);
-    } else {
-      std::memcpy(storage.data() + 8 * i, &v, 8);
-    }
-  }
-  double get(size_t i) const {
-    return aclnn_cpu::load_as_double(storage.data() + i * esize(dtype), dtype);
-  }
-  size_t elems() const { return (storage.size() - 1) / esize(dtype); }
-};
-
-void make(HostTensor &h, const std::vector<int64_t> &dims, aclDataType dt,
-          std::vector<int64_t> strides = {}, int64_t offset = 0, int64_t storage_elems = -1) {
-  h.dtype = dt;
-  if (strides.empty()) {
-    strides.assign(dims.size(), 1);
-    for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * dims[i + 1];
-  }
-  if (storage_elems < 0) {
-    int64_t last = offset;
-    bool empty = false;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 0)
-        empty = true;
-      else
-        last += (dims[i] - 1) * strides[i];
-    }
-    storage_elems = empty ? 0 : last + 1;
-  }
-  h.storage.assign(static_cast<size_t>(storage_elems) * esize(dt) + 1, kCanary);
-  const int64_t sdims[] = {storage_elems};
-  h.t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sdims,
-                        1, h.storage.data());
-  ASSERT_NE(h.t, nullptr);
-}
+// Host tensors with canary storage: tests/support/host_tensor.hpp.
+using HostTensor = aclnn_test::GuardedTensor;
+using aclnn_test::all_canary;
+using aclnn_test::kCanary;
+using aclnn_test::make;
 
 void make_idx(HostTensor &h, const std::vector<int64_t> &v, aclDataType dt = ACL_INT64) {
   make(h, {static_cast<int64_t>(v.size())}, dt);
@@ -135,12 +62,6 @@ aclnnStatus run(const aclTensor *gy, const aclTensor *gi, aclTensor *out, int ve
                                      : aclnnGroupedBiasAddGradV2(w, ws, ex, nullptr);
   if (w) aclrtFree(w);
   return r;
-}
-
-bool all_canary(const HostTensor &h) {
-  for (unsigned char c : h.storage)
-    if (c != kCanary) return false;
-  return true;
 }
 
 void expect_fail(aclnnStatus code, const aclTensor *gy, const aclTensor *gi, aclTensor *out,

@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "impl/dtype.hpp"
 #include "impl/tensor.hpp"
+#include "tests/support/host_tensor.hpp"
 
 namespace {
 
@@ -27,73 +28,12 @@ using aclnn_cpu::dtype_size;
 using aclnn_cpu::load_as_double;
 using aclnn_cpu::store_from_double;
 
-constexpr unsigned char kCanary = 0x7b;
+// ---- host tensors (tests/support/host_tensor.hpp) -------------------------------------------
 
-// ---- host tensors --------------------------------------------------------------------------
-
-struct HostTensor {
-  std::vector<int64_t> dims, strides;
-  int64_t offset = 0;
-  aclDataType dtype = ACL_FLOAT;
-  std::vector<unsigned char> storage;
-  aclTensor *t = nullptr;
-
-  HostTensor() = default;
-  HostTensor(const HostTensor &) = delete;
-  HostTensor &operator=(const HostTensor &) = delete;
-  ~HostTensor() {
-    if (t) aclDestroyTensor(t);
-  }
-  int64_t numel() const { return aclnn_cpu::numel(dims); }
-  size_t esize() const { return dtype_size(dtype); }
-  // Storage element of the flat (row-major) view index i.
-  int64_t pos(int64_t i) const {
-    int64_t p = offset;
-    for (size_t d = dims.size(); d-- > 0;) {
-      p += (i % dims[d]) * strides[d];
-      i /= dims[d];
-    }
-    return p;
-  }
-  double get(int64_t i) const { return load_as_double(storage.data() + pos(i) * esize(), dtype); }
-  void set(int64_t i, double v) { store_from_double(storage.data() + pos(i) * esize(), dtype, v); }
-  std::vector<double> values() const {
-    std::vector<double> v(static_cast<size_t>(numel()));
-    for (int64_t i = 0; i < numel(); ++i) v[i] = get(i);
-    return v;
-  }
-};
+using HostTensor = aclnn_test::ViewTensor;
 using TensorPtr = std::unique_ptr<HostTensor>;
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t d = dims.size(); d-- > 1;) s[d - 1] = s[d] * std::max<int64_t>(dims[d], 1);
-  return s;
-}
-
-// A view of dims with the given strides (default contiguous) at offset, in a storage filled with
-// canary bytes and `extra` spare elements after the view's reach; values (if any) written in.
-TensorPtr make_tensor(const std::vector<int64_t> &dims, aclDataType dtype,
-                      const std::vector<double> &values = {},
-                      std::optional<std::vector<int64_t>> strides = std::nullopt,
-                      int64_t offset = 0, int64_t extra = 0) {
-  auto h = std::make_unique<HostTensor>();
-  h->dims = dims;
-  h->dtype = dtype;
-  h->strides = strides ? *strides : contiguous_strides(dims);
-  h->offset = offset;
-  int64_t reach = offset;
-  const bool empty = aclnn_cpu::numel(dims) == 0;
-  for (size_t d = 0; d < dims.size(); ++d) reach += (dims[d] - 1) * h->strides[d];
-  const int64_t n_storage = empty ? offset + extra : reach + 1 + extra;
-  h->storage.assign(static_cast<size_t>(n_storage) * h->esize(), kCanary);
-  for (size_t i = 0; i < values.size(); ++i) h->set(static_cast<int64_t>(i), values[i]);
-  const int64_t sdims[] = {n_storage};
-  h->t = aclCreateTensor(dims.data(), dims.size(), dtype, h->strides.data(), offset, ACL_FORMAT_ND,
-                         sdims, 1, h->storage.empty() ? nullptr : h->storage.data());
-  EXPECT_NE(h->t, nullptr);
-  return h;
-}
+using aclnn_test::make_view;  // canary-filled storage, values written in
 
 // ---- a complete call -----------------------------------------------------------------------
 
@@ -224,28 +164,28 @@ std::unique_ptr<Case> make_case(std::vector<int64_t> lead, std::vector<int64_t> 
     }
   }
   const std::vector<int64_t> in = c->in_dims();
-  c->x = make_tensor(in, o.dtype, x);
-  c->dy = make_tensor(in, o.dtype, dy);
+  c->x = make_view(in, o.dtype, x);
+  c->dy = make_view(in, o.dtype, dy);
   std::vector<int64_t> sd = o.stat_dims;
   if (sd.empty()) {
     sd = lead;
     sd.insert(sd.end(), ns.size(), 1);
   }
-  c->mean = make_tensor(sd, o.stat_dtype, mean);
-  c->rstd = make_tensor(sd, o.stat_dtype, rstd);
+  c->mean = make_view(sd, o.stat_dtype, mean);
+  c->rstd = make_view(sd, o.stat_dtype, rstd);
   if (o.w_dtype) {
     std::vector<double> w(n);
     for (auto &v : w) v = round_to(*o.w_dtype, 1.0 + 0.5 * u(rng));
-    c->w = make_tensor(ns, *o.w_dtype, w);
+    c->w = make_view(ns, *o.w_dtype, w);
   }
   if (o.b_dtype) {
     std::vector<double> b(n);
     for (auto &v : b) v = round_to(*o.b_dtype, u(rng));
-    c->b = make_tensor(ns, *o.b_dtype, b);
+    c->b = make_view(ns, *o.b_dtype, b);
   }
-  c->gi = make_tensor(in, o.dtype);
-  c->gw = make_tensor(ns, ACL_FLOAT);
-  c->gb = make_tensor(ns, ACL_FLOAT);
+  c->gi = make_view(in, o.dtype);
+  c->gw = make_view(ns, ACL_FLOAT);
+  c->gb = make_view(ns, ACL_FLOAT);
   c->ns_arr = aclCreateIntArray(ns.data(), ns.size());
   c->set_mask({true, true, true});
   return c;
@@ -490,7 +430,7 @@ TEST(LayerNormBackward, EmptyRowsZeroFillColumnSums_LN_EMPTY_1) {
   o.stat_dims = {0};
   auto c = make_case({0, 3}, {5}, o);
   // Storage around the (empty) gradInput view stays as it was.
-  c->gi = make_tensor({0, 3, 5}, ACL_FLOAT, {}, std::nullopt, 2, 4);
+  c->gi = make_view({0, 3, 5}, ACL_FLOAT, {}, std::nullopt, 2, 4);
   const auto before = c->snapshot();
   uint64_t ws = 99;
   ASSERT_EQ(run_op(c->args(), &ws), ACLNN_SUCCESS) << aclGetRecentErrMsg();
@@ -512,8 +452,8 @@ TEST(LayerNormBackward, EmptyRowsZeroFillColumnSums_LN_EMPTY_1) {
 // ABI-EMPTY-1 with N = 0: success, workspace 0, nothing written.
 TEST(LayerNormBackward, EmptyRowsOfZeroLength_ABI_EMPTY_1) {
   auto c = make_case({3}, {0});
-  c->gi = make_tensor({3, 0}, ACL_FLOAT, {}, std::nullopt, 1, 3);
-  c->gw = make_tensor({0}, ACL_FLOAT, {}, std::nullopt, 1, 3);
+  c->gi = make_view({3, 0}, ACL_FLOAT, {}, std::nullopt, 1, 3);
+  c->gw = make_view({0}, ACL_FLOAT, {}, std::nullopt, 1, 3);
   const auto before = c->snapshot();
   uint64_t ws = 99;
   ASSERT_EQ(run_op(c->args(), &ws), ACLNN_SUCCESS) << aclGetRecentErrMsg();
@@ -568,24 +508,24 @@ TEST(LayerNormBackward, StridedOffsetAndExpandedViews_ABI_TENSOR_2) {
     auto v = make_case({4, 3}, {5, 8}, o);
     const std::vector<int64_t> in = {4, 3, 5, 8};
     // input: a permuted layout (dims stored as [8,5,3,4] reversed) at offset 7.
-    auto x = make_tensor(in, dt, {}, std::vector<int64_t>{1, 4, 12, 60}, 7, 5);
+    auto x = make_view(in, dt, {}, std::vector<int64_t>{1, 4, 12, 60}, 7, 5);
     for (int64_t i = 0; i < 480; ++i) x->set(i, c->x->get(i));
     // gradOut: expanded over dim 0, inner dims with a gap (row stride 2 elements per column).
-    auto dy = make_tensor(in, dt, {}, std::vector<int64_t>{0, 100, 20, 2}, 3, 1);
+    auto dy = make_view(in, dt, {}, std::vector<int64_t>{0, 100, 20, 2}, 3, 1);
     for (int64_t i = 0; i < 120; ++i) dy->set(i, c->dy->get(i));
     // mean/rstd [4,3,1,1] transposed in storage; weight with stride 3.
-    auto mean = make_tensor({4, 3, 1, 1}, ACL_FLOAT, {}, std::vector<int64_t>{1, 4, 1, 1}, 2, 2);
-    auto rstd = make_tensor({4, 3, 1, 1}, ACL_FLOAT, {}, std::vector<int64_t>{1, 4, 1, 1}, 0, 0);
+    auto mean = make_view({4, 3, 1, 1}, ACL_FLOAT, {}, std::vector<int64_t>{1, 4, 1, 1}, 2, 2);
+    auto rstd = make_view({4, 3, 1, 1}, ACL_FLOAT, {}, std::vector<int64_t>{1, 4, 1, 1}, 0, 0);
     for (int64_t i = 0; i < 12; ++i) {
       mean->set(i, c->mean->get(i));
       rstd->set(i, c->rstd->get(i));
     }
-    auto w = make_tensor({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{24, 3}, 1, 2);
+    auto w = make_view({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{24, 3}, 1, 2);
     for (int64_t i = 0; i < 40; ++i) w->set(i, c->w->get(i));
     // Outputs: strided with offsets inside canary storage.
-    auto gi = make_tensor(in, dt, {}, std::vector<int64_t>{400, 100, 20, 2}, 9, 11);
-    auto gw = make_tensor({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{1, 5}, 4, 6);
-    auto gb = make_tensor({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{16, 2}, 1, 3);
+    auto gi = make_view(in, dt, {}, std::vector<int64_t>{400, 100, 20, 2}, 9, 11);
+    auto gw = make_view({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{1, 5}, 4, 6);
+    auto gb = make_view({5, 8}, ACL_FLOAT, {}, std::vector<int64_t>{16, 2}, 1, 3);
     Args a = c->args();
     a.x = x->t;
     a.dy = dy->t;
@@ -929,7 +869,7 @@ TEST(LayerNormBackwardErrors, RequestedOutputNull_LN_NULL_2) {
   }
   // LN-NULL-2 before LN-DTYPE-1: gradBiasOut NULL and an INT32 input -> 161001.
   auto bad = make_case({2}, {3});
-  auto xi = make_tensor({2, 3}, ACL_INT32, {1, 2, 3, 4, 5, 6});
+  auto xi = make_view({2, 3}, ACL_INT32, {1, 2, 3, 4, 5, 6});
   Args a = bad->args();
   a.x = xi->t;
   a.gb = nullptr;
@@ -939,9 +879,9 @@ TEST(LayerNormBackwardErrors, RequestedOutputNull_LN_NULL_2) {
 TEST(LayerNormBackwardErrors, InputDtypes_LN_DTYPE_1) {
   auto c = make_case({2}, {3});
   // Unsupported dtypes, each input in turn.
-  auto i32 = make_tensor({2, 3}, ACL_INT32, {});
-  auto f64 = make_tensor({2, 1}, ACL_DOUBLE, {});
-  auto w_i8 = make_tensor({3}, ACL_INT8, {});
+  auto i32 = make_view({2, 3}, ACL_INT32, {});
+  auto f64 = make_view({2, 1}, ACL_DOUBLE, {});
+  auto w_i8 = make_view({3}, ACL_INT8, {});
   {
     Args a = c->args();
     a.dy = i32->t;
@@ -957,17 +897,17 @@ TEST(LayerNormBackwardErrors, InputDtypes_LN_DTYPE_1) {
     expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "biasOptional", "LN-DTYPE-1");
   }
   // gradOut's dtype must equal input's.
-  auto dy16 = make_tensor({2, 3}, ACL_FLOAT16, {});
+  auto dy16 = make_view({2, 3}, ACL_FLOAT16, {});
   Args a = c->args();
   a.dy = dy16->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradOut", "LN-DTYPE-1");
   // mean's dtype must equal rstd's.
-  auto mean16 = make_tensor({2, 1}, ACL_FLOAT16, {0, 0});
+  auto mean16 = make_view({2, 1}, ACL_FLOAT16, {0, 0});
   a = c->args();
   a.mean = mean16->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "mean", "LN-DTYPE-1");
   // weight FLOAT16 with a FLOAT input: neither input's dtype nor FLOAT.
-  auto w16 = make_tensor({3}, ACL_FLOAT16, {1, 1, 1});
+  auto w16 = make_view({3}, ACL_FLOAT16, {1, 1, 1});
   a = c->args();
   a.w = w16->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "weightOptional", "LN-DTYPE-1");
@@ -985,8 +925,8 @@ TEST(LayerNormBackwardErrors, InputDtypes_LN_DTYPE_1) {
   EXPECT_EQ(run_op(h2->args()), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   // LN-DTYPE-1 before LN-DTYPE-2 and LN-SHAPE-*: an INT32 gradOut of the wrong shape together
   // with a FLOAT16 gradWeightOut -> the gradOut dtype is reported.
-  auto i32_bad_shape = make_tensor({5, 5}, ACL_INT32, {});
-  auto gw16 = make_tensor({3}, ACL_FLOAT16, {});
+  auto i32_bad_shape = make_view({5, 5}, ACL_INT32, {});
+  auto gw16 = make_view({3}, ACL_FLOAT16, {});
   a = c->args();
   a.dy = i32_bad_shape->t;
   a.gw = gw16->t;
@@ -1023,9 +963,9 @@ TEST(LayerNormBackwardErrors, Bf16OnlyOnA2A3_LN_DTYPE_1) {
 
 TEST(LayerNormBackwardErrors, OutputDtypes_LN_DTYPE_2) {
   auto c = make_case({2}, {3});
-  auto gi16 = make_tensor({2, 3}, ACL_FLOAT16, {});
-  auto gw16 = make_tensor({3}, ACL_FLOAT16, {});
-  auto gbbf = make_tensor({3}, ACL_BF16, {});
+  auto gi16 = make_view({2, 3}, ACL_FLOAT16, {});
+  auto gw16 = make_view({3}, ACL_FLOAT16, {});
+  auto gbbf = make_view({3}, ACL_BF16, {});
   Args a = c->args();
   a.gi = gi16->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradInputOut", "LN-DTYPE-2");
@@ -1069,12 +1009,12 @@ TEST(LayerNormBackwardErrors, NormalizedShape_LN_SHAPE_1) {
   // Input of rank 9.
   std::vector<int64_t> d9(9, 1);
   d9[8] = 3;
-  auto x9 = make_tensor(d9, ACL_FLOAT, {});
+  auto x9 = make_view(d9, ACL_FLOAT, {});
   Args a = c->args();
   a.x = x9->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "input", "LN-SHAPE-1");
   // LN-SHAPE-1 before LN-SHAPE-2: a bad normalizedShape and a gradOut of another shape.
-  auto dy_bad = make_tensor({7, 3}, ACL_FLOAT, {});
+  auto dy_bad = make_view({7, 3}, ACL_FLOAT, {});
   const int64_t four[] = {4};
   aclIntArray *ns4 = aclCreateIntArray(four, 1);
   a = c->args();
@@ -1088,9 +1028,9 @@ TEST(LayerNormBackwardErrors, GradOutWeightBiasShapes_LN_SHAPE_2) {
   CaseOptions o;
   o.b_dtype = ACL_FLOAT;
   auto c = make_case({2}, {3}, o);
-  auto dy_bad = make_tensor({3, 3}, ACL_FLOAT, {});
-  auto w_bad = make_tensor({1, 3}, ACL_FLOAT, {});
-  auto b_bad = make_tensor({4}, ACL_FLOAT, {});
+  auto dy_bad = make_view({3, 3}, ACL_FLOAT, {});
+  auto w_bad = make_view({1, 3}, ACL_FLOAT, {});
+  auto b_bad = make_view({4}, ACL_FLOAT, {});
   Args a = c->args();
   a.dy = dy_bad->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradOut", "LN-SHAPE-2");
@@ -1101,7 +1041,7 @@ TEST(LayerNormBackwardErrors, GradOutWeightBiasShapes_LN_SHAPE_2) {
   a.b = b_bad->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "biasOptional", "LN-SHAPE-2");
   // LN-SHAPE-2 before LN-SHAPE-3: bad weight and bad mean -> weight.
-  auto mean_bad = make_tensor({5}, ACL_FLOAT, {});
+  auto mean_bad = make_view({5}, ACL_FLOAT, {});
   a = c->args();
   a.w = w_bad->t;
   a.mean = mean_bad->t;
@@ -1110,27 +1050,27 @@ TEST(LayerNormBackwardErrors, GradOutWeightBiasShapes_LN_SHAPE_2) {
 
 TEST(LayerNormBackwardErrors, MeanRstdShapes_LN_SHAPE_3) {
   auto c = make_case({2, 2}, {3});
-  auto mean_other = make_tensor({4}, ACL_FLOAT, {});  // numel ok, shape differs from rstd's
+  auto mean_other = make_view({4}, ACL_FLOAT, {});  // numel ok, shape differs from rstd's
   Args a = c->args();
   a.mean = mean_other->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "mean", "LN-SHAPE-3");
-  auto m6 = make_tensor({6}, ACL_FLOAT, {});
-  auto r6 = make_tensor({6}, ACL_FLOAT, {});
+  auto m6 = make_view({6}, ACL_FLOAT, {});
+  auto r6 = make_view({6}, ACL_FLOAT, {});
   a = c->args();
   a.mean = m6->t;
   a.rstd = r6->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "mean numel 6 != M = 4", "LN-SHAPE-3");
   // LN-SHAPE-3 before LN-SHAPE-4.
-  auto gi_bad = make_tensor({4, 3}, ACL_FLOAT, {});
+  auto gi_bad = make_view({4, 3}, ACL_FLOAT, {});
   a.gi = gi_bad->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "mean", "LN-SHAPE-3");
 }
 
 TEST(LayerNormBackwardErrors, OutputShapes_LN_SHAPE_4) {
   auto c = make_case({2}, {3});
-  auto gi_bad = make_tensor({3, 2}, ACL_FLOAT, {});
-  auto gw_bad = make_tensor({1, 3}, ACL_FLOAT, {});
-  auto gb_bad = make_tensor({2}, ACL_FLOAT, {});
+  auto gi_bad = make_view({3, 2}, ACL_FLOAT, {});
+  auto gw_bad = make_view({1, 3}, ACL_FLOAT, {});
+  auto gb_bad = make_view({2}, ACL_FLOAT, {});
   Args a = c->args();
   a.gi = gi_bad->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradInputOut", "LN-SHAPE-4");
@@ -1141,7 +1081,7 @@ TEST(LayerNormBackwardErrors, OutputShapes_LN_SHAPE_4) {
   a.gb = gb_bad->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradBiasOut", "LN-SHAPE-4");
   // Not requested: shape and dtype are not looked at, and nothing is written.
-  auto gw_bad16 = make_tensor({7}, ACL_FLOAT16, {});
+  auto gw_bad16 = make_view({7}, ACL_FLOAT16, {});
   c->set_mask({true, false, true});
   a = c->args();
   a.gw = gw_bad16->t;
@@ -1153,19 +1093,19 @@ TEST(LayerNormBackwardErrors, OutputShapes_LN_SHAPE_4) {
 TEST(LayerNormBackwardErrors, TensorRanks_LN_RANK_1) {
   // input [3], normalizedShape [3]: M = 1, so a rank-0 mean has the right numel.
   auto c = make_case({}, {3});
-  c->mean = make_tensor({}, ACL_FLOAT, {0.5});
-  c->rstd = make_tensor({}, ACL_FLOAT, {2.0});
+  c->mean = make_view({}, ACL_FLOAT, {0.5});
+  c->rstd = make_view({}, ACL_FLOAT, {2.0});
   expect_failure(*c, c->args(), ACLNN_ERR_PARAM_INVALID, "mean", "LN-RANK-1");
   // Rank 9 of ones.
-  c->mean = make_tensor(std::vector<int64_t>(9, 1), ACL_FLOAT, {0.5});
-  c->rstd = make_tensor(std::vector<int64_t>(9, 1), ACL_FLOAT, {2.0});
+  c->mean = make_view(std::vector<int64_t>(9, 1), ACL_FLOAT, {0.5});
+  c->rstd = make_view(std::vector<int64_t>(9, 1), ACL_FLOAT, {2.0});
   expect_failure(*c, c->args(), ACLNN_ERR_PARAM_INVALID, "mean", "LN-RANK-1");
   // Rank 1 works.
-  c->mean = make_tensor({1}, ACL_FLOAT, {0.5});
-  c->rstd = make_tensor({1}, ACL_FLOAT, {2.0});
+  c->mean = make_view({1}, ACL_FLOAT, {0.5});
+  c->rstd = make_view({1}, ACL_FLOAT, {2.0});
   EXPECT_EQ(run_op(c->args()), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   // An output present but not requested still counts as a tensor present.
-  auto gw0 = make_tensor({}, ACL_FLOAT, {});
+  auto gw0 = make_view({}, ACL_FLOAT, {});
   c->set_mask({true, false, true});
   Args a = c->args();
   a.gw = gw0->t;
@@ -1193,7 +1133,7 @@ TEST(LayerNormBackwardErrors, DataAndOverlap_ABI_INPUT_1) {
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradInputOut", "");
   aclDestroyTensor(alias);
   // gradWeightOut with a zero stride (one element for all columns).
-  auto gw_self = make_tensor({6}, ACL_FLOAT, {}, std::vector<int64_t>{0});
+  auto gw_self = make_view({6}, ACL_FLOAT, {}, std::vector<int64_t>{0});
   a = c->args();
   a.gw = gw_self->t;
   expect_failure(*c, a, ACLNN_ERR_PARAM_INVALID, "gradWeightOut", "");

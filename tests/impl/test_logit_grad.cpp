@@ -18,6 +18,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "impl/dtype.hpp"
+#include "tests/support/host_tensor.hpp"
 
 namespace {
 
@@ -26,65 +27,11 @@ using aclnn_cpu::double_to_half;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr unsigned char kCanary = 0xA5;
 
-size_t esize(aclDataType dt) {
-  return dt == ACL_FLOAT ? 4 : 2;
-}
-
-// Host storage for one tensor; the aclTensor views it.
-struct HostTensor {
-  aclDataType dtype = ACL_FLOAT;
-  std::vector<unsigned char> storage;
-  aclTensor *t = nullptr;
-  HostTensor() = default;
-  HostTensor(const HostTensor &) = delete;
-  HostTensor &operator=(const HostTensor &) = delete;
-  ~HostTensor() {
-    if (t) aclDestroyTensor(t);
-  }
-  void set(size_t i, double v) {  // storage element i, rounded once
-    unsigned char *p = storage.data() + i * esize(dtype);
-    if (dtype == ACL_FLOAT) {
-      const float f = static_cast<float>(v);
-      std::memcpy(p, &f, 4);
-    } else {
-      const uint16_t h = dtype == ACL_FLOAT16 ? double_to_half(v) : double_to_bf16(v);
-      std::memcpy(p, &h, 2);
-    }
-  }
-  double get(size_t i) const {
-    return aclnn_cpu::load_as_double(storage.data() + i * esize(dtype), dtype);
-  }
-};
-
-// A contiguous tensor (or a view with given strides/offset into storage_elems elements).
-void make(HostTensor &h, const std::vector<int64_t> &dims, aclDataType dt,
-          std::vector<int64_t> strides = {}, int64_t offset = 0, int64_t storage_elems = -1) {
-  h.dtype = dt;
-  if (strides.empty()) {
-    strides.assign(dims.size(), 1);
-    for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * dims[i + 1];
-  }
-  if (storage_elems < 0) {
-    int64_t last = offset;
-    bool empty = false;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 0)
-        empty = true;
-      else
-        last += (dims[i] - 1) * strides[i];
-    }
-    storage_elems = empty ? 0 : last + 1;
-  }
-  const size_t es = dt == ACL_INT32 || dt == ACL_FLOAT ? 4 : (dt == ACL_INT64 ? 8 : 2);
-  h.storage.assign(static_cast<size_t>(storage_elems) * es + 1, kCanary);  // +1: never NULL data
-  const int64_t sdims[] = {storage_elems};
-  h.t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sdims,
-                        1, h.storage.data());
-  ASSERT_NE(h.t, nullptr);
-}
+// Host tensors with canary storage: tests/support/host_tensor.hpp.
+using HostTensor = aclnn_test::GuardedTensor;
+using aclnn_test::all_canary;
+using aclnn_test::make;
 
 aclnnStatus run(const aclTensor *x, const aclTensor *dy, double eps, const aclTensor *out,
                 uint64_t *ws_out = nullptr) {
@@ -95,12 +42,6 @@ aclnnStatus run(const aclTensor *x, const aclTensor *dy, double eps, const aclTe
   if (s != ACLNN_SUCCESS) return s;
   std::vector<unsigned char> w(ws + 1);
   return aclnnLogitGrad(ws ? w.data() : nullptr, ws, ex, nullptr);
-}
-
-bool all_canary(const HostTensor &h) {
-  for (unsigned char c : h.storage)
-    if (c != kCanary) return false;
-  return true;
 }
 
 std::string errmsg() {
@@ -267,7 +208,7 @@ struct Trio {
     make(x, dims, dt);
     make(dy, dims, dt);
     make(out, dims, dt);
-    for (size_t i = 0; i < (x.storage.size() - 1) / esize(dt); ++i) {
+    for (size_t i = 0; i < x.elems(); ++i) {
       x.set(i, 0.25);
       dy.set(i, 1.0);
     }
@@ -585,7 +526,7 @@ TEST(LogitGrad, StridedZeroStrideAndOffsetViews) {  // ABI-TENSOR-2, ABI-INPUT-1
     for (int i = 0; i < 5; ++i) dy.set(i, i - 1.75);
     const std::vector<unsigned char> before = out.storage;
     ASSERT_EQ(run(x.t, dy.t, -1, out.t), ACLNN_SUCCESS) << errmsg();
-    std::vector<bool> touched(out.storage.size() / esize(dt) + 1, false);
+    std::vector<bool> touched(out.storage.size() / aclnn_test::element_size(dt) + 1, false);
     mpfr_t q;
     mpfr_init2(q, 256);
     for (int i = 0; i < 3; ++i)
@@ -598,7 +539,7 @@ TEST(LogitGrad, StridedZeroStrideAndOffsetViews) {  // ABI-TENSOR-2, ABI-INPUT-1
         EXPECT_LE(ulp_error(q, out.get(oi), dt), dt == ACL_FLOAT ? 2.0 : 1.0);
       }
     mpfr_clear(q);
-    const size_t es = esize(dt);
+    const size_t es = aclnn_test::element_size(dt);
     for (size_t b = 0; b < out.storage.size(); ++b) {
       if (b / es >= touched.size() || !touched[b / es]) {
         ASSERT_EQ(out.storage[b], before[b]) << "storage byte " << b << " around the view changed";

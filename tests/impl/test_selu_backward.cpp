@@ -16,6 +16,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_selu_backward.h"
 #include "impl/dtype.hpp"
+#include "tests/support/host_tensor.hpp"
 
 namespace {
 
@@ -27,31 +28,7 @@ using aclnn_cpu::half_to_float;
 const char *kLambda = "1.0507009873554804934193349852946";
 const char *kLambdaAlpha = "1.7580993408473768599402175208123";
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size());
-  int64_t acc = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    s[i] = acc;
-    acc *= dims[i];
-  }
-  return s;
-}
-
-struct Tensor {
-  aclTensor *t = nullptr;
-  Tensor(const std::vector<int64_t> &dims, aclDataType dt, void *data, int64_t storage_elems,
-         std::vector<int64_t> strides = {}, int64_t offset = 0) {
-    if (strides.empty() && !dims.empty()) strides = contiguous_strides(dims);
-    const int64_t sd[] = {storage_elems};
-    t = aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sd, 1,
-                        data);
-  }
-  Tensor(const Tensor &) = delete;
-  ~Tensor() {
-    if (t) aclDestroyTensor(t);
-  }
-  operator aclTensor *() const { return t; }
-};
+using Tensor = aclnn_test::AclTensor;  // tests/support/host_tensor.hpp
 
 aclnnStatus phase_one(const aclTensor *dy, const aclTensor *y, aclTensor *out) {
   uint64_t w = 0;
