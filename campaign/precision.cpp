@@ -159,14 +159,6 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
-// The input an elementwise op's error depends on (where GELU's root or logit's 0 and 1 are).
-const char *x_input(const std::string &op) {
-  if (op == "GeluBackward") return "self";
-  if (op == "SeluBackward") return "result";
-  if (op == "LogitGrad") return "x";
-  return nullptr;
-}
-
 const TensorArg *tensor(const Case &c, const std::string &name) {
   for (const auto &[n, t] : c.tensors)
     if (n == name && t.present) return &t;
@@ -249,12 +241,12 @@ std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case
     // The input that x reads, for elementwise ops with an input of the output's shape.
     const TensorArg *xin = nullptr;
     if (!sum)
-      if (const char *name = x_input(op.name)) {
-        xin = tensor(c, name);
+      if (!op.error_axis_input.empty()) {
+        xin = tensor(c, op.error_axis_input);
         if (xin && (xin->shape != t.shape || xin->numel() != n)) xin = nullptr;
       }
     if (p.axis.empty())
-      p.axis = sum ? "condition number" : xin ? "input " + std::string(x_input(op.name)) : "";
+      p.axis = sum ? "condition number" : xin ? "input " + op.error_axis_input : "";
     const auto xview = xin ? xin->view() : aclnn_ref::TensorView{};
     std::vector<ErrorSample> kept, worst;
     const uint64_t base = mix(seed_key ^ mix(e + 1));

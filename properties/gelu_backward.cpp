@@ -259,6 +259,7 @@ OpDescriptor make() {
                                {"ABI-SOC-1", "ValidCallsMatchTheOracle"}};
   d.edge_cases = gelu_backward_edge_cases;
   d.clauses = clauses_from_catalogue(d);
+  d.error_axis_input = "self";
   return d;
 }
 

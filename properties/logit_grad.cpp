@@ -249,6 +249,7 @@ OpDescriptor make() {
   d.shared_clause_enforcers = {{"ABI-SOC-1", "InvalidCallsAreRejectedInOrder"}};
   d.edge_cases = logit_grad_edge_cases;
   d.clauses = clauses_from_catalogue(d);
+  d.error_axis_input = "x";
   return d;
 }
 

@@ -84,6 +84,9 @@ struct OpDescriptor {
   // The op whose documentation page (ops/<name>.md, campaign/docs.cpp) lists this descriptor's
   // ABI, when it is another form of that op (a V2 entry point); "" for the op's own page.
   std::string docs_page_op;
+  // The input an elementwise op's error depends on (where GELU's root or logit's 0 and 1 are):
+  // the precision tallies' axis (campaign/precision.cpp); "" where the error has no such input.
+  std::string error_axis_input;
 };
 
 // The op's clauses: catalogue_op's in the catalogue's order, less clauses_of_other_variants, then

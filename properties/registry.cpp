@@ -5,8 +5,18 @@
 
 namespace aclnn_conform {
 
+// The accessors the descriptor files (properties/<op>.cpp) define, declared here so that a new
+// op's registry entry is in this file alone (op.hpp declares the first ops' for their own tests;
+// a new op's tests can use find_op).
+const OpDescriptor &gelu_backward_op();
+const OpDescriptor &selu_backward_op();
+const OpDescriptor &layer_norm_backward_op();
+const OpDescriptor &logit_grad_op();
+const OpDescriptor &grouped_bias_add_grad_op();
+const OpDescriptor &grouped_bias_add_grad_v2_op();
+
 const std::vector<const OpDescriptor *> &registry() {
-  // One line per op.
+  // One entry per op, in the spec's order.
   static const std::vector<const OpDescriptor *> ops = {
       &gelu_backward_op(), &selu_backward_op(),         &layer_norm_backward_op(),
       &logit_grad_op(),    &grouped_bias_add_grad_op(), &grouped_bias_add_grad_v2_op(),

@@ -281,6 +281,7 @@ OpDescriptor make() {
   d.catalogue_op = d.name;
   d.edge_cases = selu_backward_edge_cases;
   d.clauses = clauses_from_catalogue(d);
+  d.error_axis_input = "result";
   return d;
 }
 

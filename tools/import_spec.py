@@ -11,16 +11,23 @@ import re
 import sys
 from pathlib import Path
 
-# One specification file per catalogue op; tests/properties/test_registry.cpp fails when these ops
-# and the op registry (properties/registry.cpp) disagree.
-OPS = {
-    "README.md": "common",
-    "gelu_backward.md": "GeluBackward",
-    "selu_backward.md": "SeluBackward",
-    "layer_norm_backward.md": "LayerNormBackward",
-    "logit_grad.md": "LogitGrad",
-    "grouped_bias_add_grad.md": "GroupedBiasAddGrad",
-}
+def spec_files(root):
+    """The specification's files in its own order, each with its catalogue op: README.md holds the
+    shared ("common") rules and names the op files in a "Files:" sentence; an op's name is its
+    file's stem in CamelCase (grouped_bias_add_grad.md -> GroupedBiasAddGrad). A new op therefore
+    needs no edit here; tests/properties/test_registry.cpp checks the catalogue against the op
+    registry."""
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"Files:(.*?)\.\s", readme, re.S)
+    if not m:
+        sys.exit("import_spec: no 'Files:' sentence in README.md naming the op files")
+    files = re.findall(r"`([a-z0-9_]+\.md)`", m.group(1))
+    if not files:
+        sys.exit("import_spec: the 'Files:' sentence of README.md names no .md file")
+    ops = {"README.md": "common"}
+    for name in files:
+        ops[name] = "".join(w.capitalize() for w in name[:-3].split("_"))
+    return ops
 CLAUSE = re.compile(r"^- `([A-Z]+(?:-[A-Z0-9]+)+-[0-9]+)`\s*(.*)$")
 VARIANT = re.compile(r"\*\*variant\*\*\s*`([a-z0-9-]+)`")
 
@@ -73,7 +80,7 @@ def finish(c):
 def main():
     root = Path(sys.argv[1])
     out = []
-    for name, op in OPS.items():
+    for name, op in spec_files(root).items():
         for c in clauses_of(root / name, op):
             out.append(finish(c))
     # LogitGrad names two variants in a paragraph of their own rather than under a clause: attach

@@ -1,6 +1,7 @@
 // The op registry is the one list of ops: these checks fail when another layer's view of the ops
-// (the built-in library's exports, the clause catalogue, the edge tables, the README,
-// tools/import_spec.py) and the registry disagree.
+// (the built-in library's exports, the clause catalogue, the edge tables, the README) and the
+// registry disagree. tools/import_spec.py keeps no op list: it takes the op files from the
+// specification's own README, so EveryCatalogueOpIsInTheRegistry covers it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -141,19 +142,6 @@ TEST(Registry, ReadmeListsExactlyTheRegistrysOps) {
     listed.insert(it->str());
   for (const auto *op : registry()) registered.insert(op->abi_name);
   EXPECT_EQ(listed, registered) << opening;
-}
-
-// tools/import_spec.py transcribes one specification file per catalogue op: the same ops.
-TEST(Registry, ImportSpecTranscribesTheRegistrysOps) {
-  const std::string script = read_source_file("tools/import_spec.py");
-  ASSERT_FALSE(script.empty());
-  std::set<std::string> transcribed, registered;
-  const std::regex entry("\"[a-z_]+\\.md\": \"([A-Za-z]+)\"");
-  for (auto it = std::sregex_iterator(script.begin(), script.end(), entry);
-       it != std::sregex_iterator(); ++it)
-    if ((*it)[1] != "common") transcribed.insert((*it)[1]);
-  for (const auto *op : registry()) registered.insert(op->catalogue_op);
-  EXPECT_EQ(transcribed, registered);
 }
 
 }  // namespace
