@@ -1,12 +1,21 @@
 #include "properties/protocol.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "properties/call_trace.hpp"
 #include "properties/runner.hpp"
@@ -35,6 +44,52 @@ std::vector<std::vector<std::byte>> outputs_of(const OpDescriptor &op, const Cas
     for (const auto &name : op.outputs)
       if (c.tensors[i].first == name) out.push_back(o.storage_after[i]);
   return out;
+}
+
+// The example's last two calls, aclrtResetDevice(0) and aclFinalize(), in a forked child so that
+// this process keeps its device and runtime: "" when both gave ACL_SUCCESS, else what went wrong;
+// nullopt when the child could not be run (no evidence either way).
+std::optional<std::string> teardown_in_child(const AbiTable &abi) {
+  if (!abi.reset_device || !abi.finalize) return "aclrtResetDevice or aclFinalize is not exported";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return std::nullopt;
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);  // what the SUT prints stays out of our output
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    const aclError reset = abi.reset_device(0);
+    const aclError finalized = abi.finalize();
+    _exit((reset == ACL_SUCCESS ? 0 : 1) | (finalized == ACL_SUCCESS ? 0 : 2));
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  bool done = false;
+  for (;;) {
+    const pid_t got = waitpid(pid, &status, WNOHANG);
+    if (got == pid) {
+      done = true;
+      break;
+    }
+    // Reaped by someone else (SIGCHLD ignored, e.g. by the SUT): its statuses are lost.
+    if (got < 0 && errno == ECHILD) return std::nullopt;
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return "aclrtResetDevice(0) then aclFinalize() did not return within 10 s";
+  }
+  if (!WIFEXITED(status))
+    return fmt::format("aclrtResetDevice(0) then aclFinalize() crashed (signal {})",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  const int code = WEXITSTATUS(status);
+  if (code == 0) return "";
+  return fmt::format("{}{}{}", code & 1 ? "aclrtResetDevice(0) failed" : "",
+                     code == 3 ? " and " : "", code & 2 ? "aclFinalize() failed" : "");
 }
 
 }  // namespace
@@ -353,6 +408,9 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       add("ABI-RUNTIME-1", freed == ACL_SUCCESS,
           fmt::format("aclrtFree of a block from aclrtMalloc gave {}", freed));
     }
+    // The teardown the call examples end with.
+    if (const auto teardown = teardown_in_child(abi))
+      add("ABI-RUNTIME-1", teardown->empty(), *teardown + " (ACL_SUCCESS expected of each)");
   }
   return r;
 }

@@ -22,7 +22,8 @@
 //                  for SIGALRM and SIGSEGV (the latter hangs),
 //       "thread"   returns, but leaves a thread writing into gradInput until the caller destroys
 //                  the tensor (at most 2 s; it never writes after the destroy),
-//       "guard"    after a correct run, flips the byte just past the end of gradInput's storage.
+//       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
+//   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -254,7 +255,13 @@ extern "C" {
   }
 
 FORWARD(aclError, aclInit, (const char *p), (p))
-FORWARD(aclError, aclFinalize, (void), ())
+// With ACLNN_BROKEN_TEARDOWN=fail, aclFinalize reports a failure (ABI-RUNTIME-1).
+ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
+  static auto real_fn = fn<aclError (*)(void)>("aclFinalize");
+  const char *teardown = std::getenv("ACLNN_BROKEN_TEARDOWN");
+  if (teardown != nullptr && std::strcmp(teardown, "fail") == 0) return ACL_ERROR_INVALID_PARAM;
+  return real_fn();
+}
 FORWARD(aclError, aclrtSetDevice, (int32_t d), (d))
 FORWARD(aclError, aclrtResetDevice, (int32_t d), (d))
 FORWARD(aclError, aclrtCreateStream, (aclrtStream * s), (s))

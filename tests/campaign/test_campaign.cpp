@@ -400,6 +400,30 @@ TEST(CampaignOnHostileSut, WritesAfterTheCallReturnedAreADeviation) {
   EXPECT_EQ(ds.front().clause, "ABI-INPUT-1");
 }
 
+// The example's teardown is probed in a child: an aclFinalize that fails is a deviation, and the
+// same library with a working teardown is not judged on it.
+TEST(CampaignOnBrokenSut, AFailingFinalizeIsARuntimeDeviation) {
+  const auto runtime_deviation = [](const CampaignResult &r) {
+    return std::any_of(r.deviations.begin(), r.deviations.end(), [](const Deviation &d) {
+      return d.clause == "ABI-RUNTIME-1" &&
+             d.detail.find("aclFinalize() failed") != std::string::npos;
+    });
+  };
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("broken-teardown"));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = {"SeluBackward"};
+  cfg.cases = 10;
+  setenv("ACLNN_BROKEN_TEARDOWN", "fail", 1);
+  const CampaignResult failing = run_campaign(cfg, log);
+  unsetenv("ACLNN_BROKEN_TEARDOWN");
+  EXPECT_TRUE(runtime_deviation(failing));
+  CampaignConfig again = cfg;
+  again.out_dir = fresh_dir("broken-teardown-ok").string();
+  const CampaignResult working = run_campaign(again, log);
+  EXPECT_FALSE(runtime_deviation(working));
+}
+
 // A write into the guard region past an output's storage: a deviation naming the tensor.
 TEST(CampaignOnHostileSut, WritesIntoTheGuardRegionAreADeviation) {
   const CampaignResult r = hostile_campaign("guard", "hostile-guard");
