@@ -11,6 +11,7 @@
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
 #include "properties/transform.hpp"
+#include "reference/logit_grad.hpp"
 #include "tests/support/property_support.hpp"
 
 namespace {
@@ -71,11 +72,9 @@ Case valid_case() {
   return c;
 }
 
-// x inside LOGIT-VALUE-1's range, decided exactly (x <= 1 - eps as x <= 0.5 or eps <= 1 - x,
-// where 1 - x is exact for x in [0.5, 2] and negative beyond).
+// x inside LOGIT-VALUE-1's range: the oracle's one definition.
 bool inside_range(double x, double eps) {
-  if (eps < 0) return x >= 0 && x <= 1;
-  return eps <= x && (x <= 0.5 || eps <= 1.0 - x);
+  return aclnn_ref::logit_grad_inside_range(x, eps);
 }
 
 // Where the spec's factor (what dy is multiplied by) is finite: 1/(x(1-x)) inside the range away
