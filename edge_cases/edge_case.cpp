@@ -28,6 +28,14 @@ TensorArg output_tensor(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
+TensorArg overlapping_output(DType dtype, std::vector<int64_t> shape) {
+  std::vector<int64_t> row(shape.begin() + 1, shape.end());
+  TensorArg t = output_tensor(dtype, row);
+  t.shape = std::move(shape);
+  t.strides.insert(t.strides.begin(), 0);
+  return t;
+}
+
 std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &o) {
   std::vector<ClauseResult> r;
   const auto add = [&](bool pass, std::string detail) {

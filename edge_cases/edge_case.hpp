@@ -54,6 +54,9 @@ std::vector<ClauseResult> edge_row_literals(const EdgeCase &row, const Outcome &
 // output filled with the canary, and a NULL argument.
 TensorArg values_tensor(DType dtype, std::vector<int64_t> shape, const std::vector<double> &values);
 TensorArg output_tensor(DType dtype, std::vector<int64_t> shape);
+// An output of rank >= 2 whose first dim has stride 0: its rows are one row of storage, so two
+// indices reach one element (ABI-INPUT-1: rejected with 161002).
+TensorArg overlapping_output(DType dtype, std::vector<int64_t> shape);
 inline constexpr double kInf = INFINITY;
 inline const double kNaN = std::nan("");
 

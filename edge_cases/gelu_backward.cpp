@@ -194,6 +194,12 @@ std::vector<EdgeCase> gelu_backward_edge_cases() {
                        output_tensor(F32, {2})),
                   0,
                   {{"gradInput", 1, 0.0}}});
+  rows.push_back(
+      {"ABI-INPUT-1",
+       "gradInput: an output view whose rows overlap (stride 0 on dim 0) is rejected",
+       gelu(values_tensor(F32, {2, 3}, {1, 1, 1, 1, 1, 1}),
+            values_tensor(F32, {2, 3}, {0, 1, 2, 3, 4, 5}), overlapping_output(F32, {2, 3})),
+       161002});
   return rows;
 }
 

@@ -274,6 +274,10 @@ std::vector<EdgeCase> grouped_bias_add_grad_edge_cases() {
       gbag(filled(F16, {3, 2}, 1), index_tensor(I32, {1, 2}), output_tensor(F16, {2, 2}), 1,
            Product::kAtlasA3),
       0, {{"out", 0, 1}, {"out", 3, 2}});
+  add("ABI-INPUT-1", "out: an output view whose rows overlap (stride 0 on dim 0) is rejected",
+      gbag(values_tensor(F32, {4, 2}, {1, 10, 2, 20, 3, 30, 4, 40}), index_tensor(I32, {1, 4}),
+           overlapping_output(F32, {2, 2})),
+      161002, {});
   // GBAG-IDX-1 breaks a caller precondition: a SUT may answer anything but a crash or a write
   // outside out, so the campaign checks no status on these rows (CTest checks the built-in's).
   for (auto &r : rows) r.caller_precondition = r.clause == "GBAG-IDX-1";

@@ -458,6 +458,12 @@ std::vector<EdgeCase> layer_norm_backward_edge_cases() {
        {"gradInputOut", 4, -0.75},
        {"gradWeightOut", 0, -kInf},
        {"gradBiasOut", 0, kInf}});
+  add("ABI-INPUT-1",
+      "gradInputOut: an output view whose rows overlap (stride 0 on dim 0) is rejected",
+      with([](Ln &a) {
+        a.gi = overlapping_output(F32, {2, 4});
+      }),
+      161002);
   return rows;
 }
 

@@ -250,6 +250,11 @@ std::vector<EdgeCase> logit_grad_edge_cases() {
                   logit_n(F32, {0, 1}, {1, 1}, 0x1p-10),
                   0,
                   {{"out", 0, 0}, {"out", 1, 0}}});
+  rows.push_back(
+      {"ABI-INPUT-1", "out: an output view whose rows overlap (stride 0 on dim 0) is rejected",
+       logit(values_tensor(F32, {2, 3}, {0.5, 0.25, 0.75, 0.5, 0.25, 0.75}),
+             values_tensor(F32, {2, 3}, {1, 1, 1, 1, 1, 1}), 0.1, overlapping_output(F32, {2, 3})),
+       161002});
   return rows;
 }
 

@@ -263,6 +263,12 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
                    {"gradInput", 1, 2147483647},
                    {"gradInput", 2, -2147483648.0},
                    {"gradInput", 3, -242}}});
+  rows.push_back(
+      {"ABI-INPUT-1",
+       "gradInput: an output view whose rows overlap (stride 0 on dim 0) is rejected",
+       selu(values_tensor(F32, {2, 3}, {1, 1, 1, 1, 1, 1}),
+            values_tensor(F32, {2, 3}, {0, 1, -1, 2, -2, 3}), overlapping_output(F32, {2, 3})),
+       161002});
   return rows;
 }
 

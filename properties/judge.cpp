@@ -155,6 +155,7 @@ std::vector<std::string> rule_words(const std::string &clause) {
   if (token == "DTYPE" || token == "PROMOTE")
     return {"type", "float", "int", "bf16", "fp16", "half", "double", "bool", "complex"};
   if (token == "RANK") return {"rank", "dim"};
+  if (token == "INPUT") return {"overlap", "stride", "alias", "memory"};
   if (token == "SHAPE" || token == "BCAST")
     return {"shape", "broadcast", "size", "dim", "[", "element", "numel"};
   return {};

@@ -372,6 +372,11 @@ Checked check_impl(const GeluBackwardCall &c, const VariantSet &vs) {
                    exact::shape_str(*b));
     return r;
   }
+  // ABI-INPUT-1: the output view is one-to-one.
+  if (const std::string why = self_overlap("gradInput", *t[2]); !why.empty()) {
+    r.v = fail(status::kInvalid, "ABI-INPUT-1", why);
+    return r;
+  }
   r.shape = *b;
   return r;
 }

@@ -121,6 +121,9 @@ Verdict grouped_bias_add_grad_check(const GroupedBiasAddGradCall &c, const Varia
                   fmt::format("groupIdx {} {} != gradY.dim0 {}", type == 0 ? "last value" : "sum",
                               end, rows));
   }
+  // ABI-INPUT-1: the output view is one-to-one.
+  if (const std::string why = self_overlap("out", *c.out); !why.empty())
+    return fail(kInvalid, "ABI-INPUT-1", why);
   return Verdict{kSuccess, "GBAG-VALUE-1", ""};
 }
 

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "reference/dtype.hpp"
@@ -24,6 +26,13 @@ struct TensorView {
   // Exact value at a multi-index.
   double at(const std::vector<int64_t> &index) const;
 };
+
+// ABI-INPUT-1: whether two distinct indices of the view reach one element (an output view like
+// that is rejected with 161002). Exact: a layout the sorted-stride test cannot prove disjoint is
+// decided by marking every element it reaches. Negative strides count by their magnitude.
+bool maps_two_indices_to_one_element(const TensorView &v);
+// "" if the output view named `name` is one-to-one, else why it is rejected (ABI-INPUT-1).
+std::string self_overlap(std::string_view name, const TensorView &v);
 
 // An owning, contiguous tensor (row-major), e.g. an oracle output or a generated input.
 struct HostTensor {

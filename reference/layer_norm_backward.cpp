@@ -169,6 +169,14 @@ Verdict layer_norm_backward_check(const LayerNormBackwardCall &c, const VariantS
   for (const auto &[name, t] : all)
     if (t && (t->rank() < 1 || t->rank() > kMaxRank))
       return fail(kInvalid, "LN-RANK-1", fmt::format("{} rank {} not in [1, 8]", name, t->rank()));
+  // ABI-INPUT-1: each requested output view is one-to-one.
+  for (const auto &[name, t] :
+       {std::pair<const char *, const TensorView *>{"gradInputOut", c.grad_input},
+        {"gradWeightOut", c.grad_weight},
+        {"gradBiasOut", c.grad_bias}})
+    if (t)
+      if (const std::string why = self_overlap(name, *t); !why.empty())
+        return fail(kInvalid, "ABI-INPUT-1", why);
   return Verdict{kSuccess, "LN-VALUE-1", ""};
 }
 

@@ -155,6 +155,9 @@ Verdict logit_grad_check(const LogitGradCall &c, const VariantSet &vs) {
     if (t[i]->rank() > 8)
       return {status::kInvalid, "LOGIT-RANK-1",
               std::string(names[i]) + " rank " + std::to_string(t[i]->rank()) + " > 8"};
+  // ABI-INPUT-1: the output view is one-to-one.
+  if (const std::string why = self_overlap("out", *c.out); !why.empty())
+    return {status::kInvalid, "ABI-INPUT-1", why};
   return {};
 }
 

@@ -204,6 +204,9 @@ Verdict selu_backward_check(const SeluBackwardCall &c, const VariantSet &vs) {
         return {
             status::kInvalid, "SELU-RANK-1",
             std::string(names[i]) + " rank " + std::to_string(t[i]->rank()) + " is outside 1..8"};
+  // ABI-INPUT-1: the output view is one-to-one.
+  if (const std::string why = self_overlap("gradInput", *c.grad_input); !why.empty())
+    return {status::kInvalid, "ABI-INPUT-1", why};
   return {};
 }
 

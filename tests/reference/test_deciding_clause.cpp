@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -267,4 +268,34 @@ TEST(DecidingClause, DistinctKeepsFirstAppearanceOrder) {
   EXPECT_EQ(DecidingClauses{}.at(0), "");
 }
 
+}  // namespace
+
+namespace {
+using aclnn_ref::TensorView;
+
+TensorView layout(std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset = 0) {
+  return TensorView{aclnn_ref::DType::kFloat32, std::move(shape), std::move(strides), offset,
+                    nullptr};
+}
+
+// ABI-INPUT-1: an output view is rejected exactly when two of its indices reach one element,
+// including layouts the sorted-stride test cannot prove disjoint (decided by marking elements).
+TEST(OutputOverlap, TwoIndicesOnOneElementAreFoundExactly) {
+  using aclnn_ref::maps_two_indices_to_one_element;
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({2, 3}, {3, 1})));  // contiguous
+  EXPECT_TRUE(maps_two_indices_to_one_element(layout({2, 3}, {0, 1})));   // rows on one row
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({1, 3}, {0, 1})));  // a size-1 dim's stride
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({3}, {-1}, 2)));    // reversed
+  // {0, 2, 3, 5} are distinct; {0, 2, 1, 3, 2, 4} are not.
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({2, 2}, {3, 2})));
+  EXPECT_TRUE(maps_two_indices_to_one_element(layout({3, 2}, {1, 2})));
+  // Not provable by sorted strides (3 <= the span 4 of the stride-2 dim), yet distinct:
+  // {0, 2, 4, 3, 5, 7}.
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({3, 2}, {2, 3})));
+  EXPECT_FALSE(maps_two_indices_to_one_element(layout({0, 3}, {0, 0})));  // empty
+  EXPECT_EQ(aclnn_ref::self_overlap("out", layout({2, 3}, {3, 1})), "");
+  EXPECT_NE(aclnn_ref::self_overlap("out", layout({2, 3}, {0, 1}))
+                .find("out (shape [2, 3], strides [0, 1])"),
+            std::string::npos);
+}
 }  // namespace
