@@ -1,15 +1,11 @@
 #include "campaign/product_emulation.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <optional>
-#include <thread>
 
+#include "properties/child_process.hpp"
 #include "properties/runner.hpp"
 
 namespace aclnn_conform {
@@ -54,47 +50,31 @@ EmulationProbe probe_product_emulation(const Sut &sut, const std::vector<const O
       fmt::format("{}, accepted on {} and rejected on {} by the oracle", call->accepted.describe(),
                   product_name(product), product_name(call->rejected.product));
   // The child's exit code: bit 0 set if the call failed as `product`, bit 1 if it succeeded as
-  // the other product.
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    int code = 0;
-    try {
-      if (run_case(sut, *call->op, call->accepted).status != 0) code |= 1;
-      if (run_case(sut, *call->op, call->rejected).status == 0) code |= 2;
-    } catch (...) {
-      code = 4;
-    }
-    _exit(code);
+  // the other product (4: the harness threw).
+  const ChildOutcome o = run_quiet_child(
+      [&] {
+        int code = 0;
+        if (run_case(sut, *call->op, call->accepted).status != 0) code |= 1;
+        if (run_case(sut, *call->op, call->rejected).status == 0) code |= 2;
+        return code;
+      },
+      std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(timeout_seconds)));
+  switch (o.kind) {
+    case ChildOutcome::Kind::kNotRun:
+      r.evidence = "the probe child could not be run or waited for: " + what;
+      return r;
+    case ChildOutcome::Kind::kTimedOut:
+      r.evidence = "the probe call hung: " + what;
+      return r;
+    case ChildOutcome::Kind::kSignalled:
+      r.evidence = "the probe call crashed: " + what;
+      return r;
+    case ChildOutcome::Kind::kExited:
+      break;
   }
-  if (pid < 0) {
-    r.evidence = "fork failed: " + what;
-    return r;
-  }
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(timeout_seconds));
-  int status = 0;
-  bool done = false;
-  while (!(done = waitpid(pid, &status, WNOHANG) == pid) &&
-         std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  if (!done) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    r.evidence = "the probe call hung: " + what;
-    return r;
-  }
-  if (!WIFEXITED(status)) {
-    r.evidence = "the probe call crashed: " + what;
-    return r;
-  }
-  const int code = WEXITSTATUS(status);
+  const int code = o.code;
   r.emulates = code == 0;
   r.evidence = code == 0  ? "the SUT followed ACLNN_CPU_SOC: " + what
                : code & 1 ? "the SUT rejected the call as " + std::string(product_name(product)) +

@@ -22,6 +22,7 @@
 
 #include "campaign/precision.hpp"
 #include "campaign/worker_protocol.hpp"
+#include "properties/child_process.hpp"
 #include "properties/judge.hpp"
 #include "properties/protocol.hpp"
 #include "properties/runner.hpp"
@@ -393,17 +394,11 @@ Death run_isolated(const Task &t, const Case &candidate, const WorkerContext &ct
   const auto until = std::min(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                  std::chrono::duration<double>(limit)),
                               ctx.deadline);
-  int status = 0;
-  bool done = false;
-  while (!(done = waitpid(pid, &status, WNOHANG) == pid) && Clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  if (!done) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    if (trace->in_sut) d.how = "timeout";
-  } else if (WIFSIGNALED(status) && trace->in_sut) {
+  const ChildOutcome o = wait_or_kill(pid, until);
+  if (o.kind == ChildOutcome::Kind::kTimedOut && trace->in_sut)
+    d.how = "timeout";
+  else if (o.kind == ChildOutcome::Kind::kSignalled && trace->in_sut)
     d.how = "crash";
-  }
   d.call = trace->call;
   d.clause = trace->clause;
   munmap(page, sizeof(CallTrace));

@@ -41,18 +41,6 @@ void prop_invalid_call_rejected(const Sut &sut, const OpDescriptor &op, Product 
   assert_judged(c, judge(op, c, o));
 }
 
-namespace {
-// Storage of every output after a run, for bitwise comparison.
-std::vector<std::vector<std::byte>> outputs_after(const OpDescriptor &op, const Case &c,
-                                                  const Outcome &o) {
-  std::vector<std::vector<std::byte>> out;
-  for (size_t i = 0; i < c.tensors.size(); ++i)
-    for (const auto &name : op.outputs)
-      if (c.tensors[i].first == name) out.push_back(o.storage_after[i]);
-  return out;
-}
-}  // namespace
-
 void prop_deterministic(const Sut &sut, const OpDescriptor &op, Product product) {
   const Case c = *op.gen_valid(product);
   RC_PRE(op.check(c, {}).ok());
@@ -68,8 +56,8 @@ void prop_deterministic(const Sut &sut, const OpDescriptor &op, Product product)
   else
     unsetenv("ACLNN_CPU_NUM_THREADS");
   RC_ASSERT(one.status == 0 && two.status == 0 && again.status == 0);
-  RC_ASSERT(outputs_after(op, c, one) == outputs_after(op, c, two));
-  RC_ASSERT(outputs_after(op, c, two) == outputs_after(op, c, again));
+  RC_ASSERT(output_storage(op, c, one) == output_storage(op, c, two));
+  RC_ASSERT(output_storage(op, c, two) == output_storage(op, c, again));
 }
 
 void prop_executor_runs_once(const Sut &sut, const OpDescriptor &op, Product product) {

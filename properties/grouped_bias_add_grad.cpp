@@ -90,11 +90,16 @@ void fill_grad(TensorArg &y, int64_t h) {
   }
 }
 
+// A float dtype the product has (BFLOAT16 on A2 and A3 only).
+rc::Gen<DType> gen_float_dtype(Product p) {
+  std::vector<DType> floats = {F32, F16};
+  if (aclnn_ref::product_has_bf16(p)) floats.push_back(BF16);
+  return rc::gen::elementOf(floats);
+}
+
 rc::Gen<Case> gen_valid_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
-    std::vector<DType> floats = {F32, F16};
-    if (aclnn_ref::product_has_bf16(p)) floats.push_back(BF16);
-    const DType t = *rc::gen::elementOf(floats);
+    const DType t = *gen_float_dtype(p);
     const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;
@@ -150,9 +155,7 @@ rc::Gen<Case> gen_valid_for(bool v2, Product p) {
 // workspace when a group has many rows.
 rc::Gen<Case> gen_large_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
-    std::vector<DType> floats = {F32, F16};
-    if (aclnn_ref::product_has_bf16(p)) floats.push_back(BF16);
-    const DType t = *rc::gen::elementOf(floats);
+    const DType t = *gen_float_dtype(p);
     const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;

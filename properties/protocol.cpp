@@ -1,23 +1,17 @@
 #include "properties/protocol.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "properties/call_trace.hpp"
+#include "properties/child_process.hpp"
 #include "properties/runner.hpp"
 
 namespace aclnn_conform {
@@ -37,59 +31,31 @@ struct Staged {
   }
 };
 
-std::vector<std::vector<std::byte>> outputs_of(const OpDescriptor &op, const Case &c,
-                                               const Outcome &o) {
-  std::vector<std::vector<std::byte>> out;
-  for (size_t i = 0; i < c.tensors.size(); ++i)
-    for (const auto &name : op.outputs)
-      if (c.tensors[i].first == name) out.push_back(o.storage_after[i]);
-  return out;
-}
-
 // The example's last two calls, aclrtResetDevice(0) and aclFinalize(), in a forked child so that
 // this process keeps its device and runtime: "" when both gave ACL_SUCCESS, else what went wrong;
 // nullopt when the child could not be run (no evidence either way).
 std::optional<std::string> teardown_in_child(const AbiTable &abi) {
   if (!abi.reset_device || !abi.finalize) return "aclrtResetDevice or aclFinalize is not exported";
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return std::nullopt;
-  if (pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);  // what the SUT prints stays out of our output
-    if (null >= 0) {
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    const aclError reset = abi.reset_device(0);
-    const aclError finalized = abi.finalize();
-    _exit((reset == ACL_SUCCESS ? 0 : 1) | (finalized == ACL_SUCCESS ? 0 : 2));
-  }
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  int status = 0;
-  bool done = false;
-  for (;;) {
-    const pid_t got = waitpid(pid, &status, WNOHANG);
-    if (got == pid) {
-      done = true;
+  const ChildOutcome o = run_quiet_child(
+      [&] {
+        const aclError reset = abi.reset_device(0);
+        const aclError finalized = abi.finalize();
+        return (reset == ACL_SUCCESS ? 0 : 1) | (finalized == ACL_SUCCESS ? 0 : 2);
+      },
+      std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  switch (o.kind) {
+    case ChildOutcome::Kind::kNotRun:
+      return std::nullopt;
+    case ChildOutcome::Kind::kTimedOut:
+      return "aclrtResetDevice(0) then aclFinalize() did not return within 10 s";
+    case ChildOutcome::Kind::kSignalled:
+      return fmt::format("aclrtResetDevice(0) then aclFinalize() crashed (signal {})", o.code);
+    case ChildOutcome::Kind::kExited:
       break;
-    }
-    // Reaped by someone else (SIGCHLD ignored, e.g. by the SUT): its statuses are lost.
-    if (got < 0 && errno == ECHILD) return std::nullopt;
-    if (std::chrono::steady_clock::now() >= until) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (!done) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return "aclrtResetDevice(0) then aclFinalize() did not return within 10 s";
-  }
-  if (!WIFEXITED(status))
-    return fmt::format("aclrtResetDevice(0) then aclFinalize() crashed (signal {})",
-                       WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  const int code = WEXITSTATUS(status);
-  if (code == 0) return "";
-  return fmt::format("{}{}{}", code & 1 ? "aclrtResetDevice(0) failed" : "",
-                     code == 3 ? " and " : "", code & 2 ? "aclFinalize() failed" : "");
+  if (o.code == 0) return "";
+  return fmt::format("{}{}{}", o.code & 1 ? "aclrtResetDevice(0) failed" : "",
+                     o.code == 3 ? " and " : "", o.code & 2 ? "aclFinalize() failed" : "");
 }
 
 }  // namespace
@@ -126,7 +92,7 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
     // from an ordinary call.
     const Outcome a = run_case(sut, op, c), b = run_case(sut, op, c);
     if (a.status == 0 && b.status == 0 && !a.harness_error && !b.harness_error)
-      add("VAL-DET-1", outputs_of(op, c, a) == outputs_of(op, c, b),
+      add("VAL-DET-1", output_storage(op, c, a) == output_storage(op, c, b),
           "the same call twice gave different output bits");
     // ...and across thread counts (VAL-DET-1, LN-VALUE-3, GBAG-VALUE-3): the built-in library
     // and libraries built from it read ACLNN_CPU_NUM_THREADS per call; others ignore it.
@@ -137,7 +103,7 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
         setenv("ACLNN_CPU_NUM_THREADS", threads, 1);
         const Outcome t = run_case(sut, op, c);
         if (!t.harness_error)
-          add("VAL-DET-1", t.status == 0 && outputs_of(op, c, t) == outputs_of(op, c, a),
+          add("VAL-DET-1", t.status == 0 && output_storage(op, c, t) == output_storage(op, c, a),
               fmt::format("with ACLNN_CPU_NUM_THREADS={} the call gave status {} or other output "
                           "bits",
                           threads, t.status));
@@ -156,7 +122,8 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
             fmt::format("with format {} the call could not be made: {}", static_cast<int>(f),
                         other.harness_message));
       else
-        add("ABI-FORMAT-1", other.status == 0 && outputs_of(op, c, other) == outputs_of(op, c, a),
+        add("ABI-FORMAT-1",
+            other.status == 0 && output_storage(op, c, other) == output_storage(op, c, a),
             fmt::format("with format {} the call gave status {} or other output bits",
                         static_cast<int>(f), other.status));
     }

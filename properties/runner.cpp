@@ -33,6 +33,15 @@ void set_late_write_check(int microseconds) {
   g_late_write_us = microseconds;
 }
 
+std::vector<std::vector<std::byte>> output_storage(const OpDescriptor &op, const Case &c,
+                                                   const Outcome &o) {
+  std::vector<std::vector<std::byte>> out;
+  for (size_t i = 0; i < c.tensors.size(); ++i)
+    for (const auto &name : op.outputs)
+      if (c.tensors[i].first == name) out.push_back(o.storage_after[i]);
+  return out;
+}
+
 Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const RunOptions &options) {
   Outcome out;
   // The built-in library emulates the product named by ACLNN_CPU_SOC; other SUTs ignore it.

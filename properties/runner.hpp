@@ -46,6 +46,11 @@ struct RunOptions {
   aclFormat format = ACL_FORMAT_ND;  // the storage format every tensor is created with
 };
 
+// The storage of each of the op's outputs after the run, in the case's tensor order: what bitwise
+// comparisons of two runs (determinism, formats) compare.
+std::vector<std::vector<std::byte>> output_storage(const OpDescriptor &op, const Case &c,
+                                                   const Outcome &o);
+
 Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c,
                  const RunOptions &options = {});
 
