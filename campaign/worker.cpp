@@ -598,7 +598,8 @@ double worker_memory_limit_gib() {
   set_call_trace(trace);
   install_process_guard(fd, trace, gib > 0);
   // Outputs that change after the call returned (a thread the SUT left running) are deviations.
-  // Checked 200 us after the copy back, on a worker's first call and every 32nd (runner.cpp).
+  // Checked 200 us after the copy back, on a worker's first 16 successful calls and every 32nd
+  // after (runner.cpp).
   set_late_write_check(200);
   FILE *out = fdopen(fd, "w");
   // A process the SUT forked inside a call returns into this code too; only the worker itself

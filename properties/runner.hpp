@@ -36,10 +36,10 @@ struct Outcome {
   std::vector<int64_t> changed_after_return;
 };
 
-// The late-write check: on the process's first run_case and every 32nd after it, run_case copies
-// every storage back a second time, this many microseconds after the first copy, and records what
-// changed in between. 0 (the default): off. The campaign's workers turn it on; it costs the wait
-// and a second copy on the calls it checks.
+// The late-write check: on the process's first 16 successful run_case calls and every 32nd after
+// them, run_case copies every storage back a second time, this many microseconds after the first
+// copy, and records what changed in between. 0 (the default): off. The campaign's workers turn it
+// on; it costs the wait and a second copy on the calls it checks.
 void set_late_write_check(int microseconds);
 
 struct RunOptions {
