@@ -198,6 +198,10 @@ std::string npy_descr(DType dtype) {
       return "<i8";
     case DType::kUInt64:
       return "<u8";
+    case DType::kComplex64:
+      return "<c8";
+    case DType::kComplex128:
+      return "<c16";
   }
   throw std::runtime_error("no NumPy descr for this dtype");
 }

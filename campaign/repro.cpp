@@ -46,6 +46,10 @@ const char *acl_dtype_enum(DType t) {
       return "ACL_BOOL";
     case DType::kBFloat16:
       return "ACL_BF16";
+    case DType::kComplex64:
+      return "ACL_COMPLEX64";
+    case DType::kComplex128:
+      return "ACL_COMPLEX128";
   }
   return "ACL_DT_UNDEFINED";
 }
@@ -255,9 +259,11 @@ int64_t StorageIndex(const ReproTensor &t, int64_t flat) {
   return pos;
 }
 
+// An element's bits; a complex128 element's real part only (no op computes on complex types).
 uint64_t BitsAt(const ReproTensor &t, const std::vector<unsigned char> &storage, int64_t flat) {
   uint64_t bits = 0;
-  memcpy(&bits, storage.data() + StorageIndex(t, flat) * t.elementSize, t.elementSize);
+  memcpy(&bits, storage.data() + StorageIndex(t, flat) * t.elementSize,
+         t.elementSize < sizeof bits ? t.elementSize : sizeof bits);
   return bits;
 }
 

@@ -139,6 +139,18 @@ std::vector<EdgeCase> gelu_backward_edge_cases() {
                        output_tensor(F16, {2})),
                   0,
                   {{"gradInput", 0, 1.0}, {"gradInput", 1, -1.5}}});
+  // Complex types are in the ABI's enum but out of the promotion table: no promotion, 161002.
+  rows.push_back(
+      {"GELU-DTYPE-1",
+       "COMPLEX64 gradOutput with FLOAT self: complex types do not promote (ABI-PROMOTE-1)",
+       gelu(values_tensor(DType::kComplex64, {2}, {2, -3}), values_tensor(F32, {2}, {0, 0}),
+            output_tensor(F32, {2})),
+       161002});
+  rows.push_back(
+      {"GELU-DTYPE-1", "COMPLEX128 with COMPLEX128: rejected",
+       gelu(values_tensor(DType::kComplex128, {2}, {2, -3}),
+            values_tensor(DType::kComplex128, {2}, {0, 0}), output_tensor(DType::kComplex128, {2})),
+       161002});
   rows.push_back({"GELU-DTYPE-2", "gradInput FLOAT where INT8 with FLOAT16 promotes to FLOAT16",
                   gelu(values_tensor(DType::kInt8, {2}, {2, -3}), values_tensor(F16, {2}, {0, 0}),
                        output_tensor(F32, {2})),

@@ -105,6 +105,14 @@ std::vector<EdgeCase> grouped_bias_add_grad_edge_cases() {
       gbag(filled(DType::kFloat64, {2, 2}, 1), index_tensor(I64, {2}),
            output_tensor(DType::kFloat64, {1, 2})),
       kBad);
+  add("GBAG-DTYPE-1", "gradY COMPLEX64",
+      gbag(filled(DType::kComplex64, {2, 2}, 1), index_tensor(I64, {2}),
+           output_tensor(DType::kComplex64, {1, 2})),
+      kBad);
+  add("GBAG-DTYPE-1", "groupIdx COMPLEX128",
+      gbag(filled(F32, {2, 2}, 1), values_tensor(DType::kComplex128, {1}, {2}),
+           output_tensor(F32, {1, 2})),
+      kBad);
   add("GBAG-DTYPE-1", "out FLOAT16 with gradY FLOAT",
       gbag(filled(F32, {2, 2}, 1), index_tensor(I64, {2}), output_tensor(F16, {1, 2})), kBad);
   add("GBAG-DTYPE-1", "groupIdx FLOAT",

@@ -142,6 +142,16 @@ std::vector<EdgeCase> layer_norm_backward_edge_cases() {
         a.gi = output_tensor(DType::kFloat64, {2, 4});
       }),
       kBad);
+  add("LN-DTYPE-1", "input and gradOut COMPLEX64", with([](Ln &a) {
+        a.x = values_tensor(DType::kComplex64, {2, 4}, kX);
+        a.dy = values_tensor(DType::kComplex64, {2, 4}, kDy);
+        a.gi = output_tensor(DType::kComplex64, {2, 4});
+      }),
+      kBad);
+  add("LN-DTYPE-1", "weight COMPLEX128", with([](Ln &a) {
+        a.w = values_tensor(DType::kComplex128, {4}, {1, 1, 1, 1});
+      }),
+      kBad);
   add("LN-DTYPE-1", "mean INT32", with([](Ln &a) {
         a.mean = values_tensor(DType::kInt32, {2, 1}, {2, 0});
         a.rstd = values_tensor(DType::kInt32, {2, 1}, {2, 1});

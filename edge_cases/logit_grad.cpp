@@ -79,6 +79,16 @@ std::vector<EdgeCase> logit_grad_edge_cases() {
                   161002,
                   {}});
   rows.push_back({"LOGIT-DTYPE-1",
+                  "COMPLEX64 is not supported",
+                  logit_n(DType::kComplex64, {0.5, 0.25}, {1, 1}, 0.1),
+                  161002,
+                  {}});
+  rows.push_back({"LOGIT-DTYPE-1",
+                  "COMPLEX128 is not supported",
+                  logit_n(DType::kComplex128, {0.5, 0.25}, {1, 1}, 0.1),
+                  161002,
+                  {}});
+  rows.push_back({"LOGIT-DTYPE-1",
                   "dy FLOAT16 with x FLOAT: one dtype for all three",
                   logit(values_tensor(F32, {1}, {0.5}), values_tensor(F16, {1}, {1}), 0.1,
                         output_tensor(F32, {1})),

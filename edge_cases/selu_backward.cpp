@@ -60,6 +60,10 @@ std::vector<EdgeCase> selu_backward_edge_cases() {
   rows.push_back({"SELU-DTYPE-1", "INT64 is not supported", selu2(DType::kInt64), 161002, {}});
   rows.push_back({"SELU-DTYPE-1", "DOUBLE is not supported", selu2(DType::kFloat64), 161002, {}});
   rows.push_back({"SELU-DTYPE-1", "BOOL is not supported", selu2(DType::kBool), 161002, {}});
+  rows.push_back(
+      {"SELU-DTYPE-1", "COMPLEX64 is not supported", selu2(DType::kComplex64), 161002, {}});
+  rows.push_back(
+      {"SELU-DTYPE-1", "COMPLEX128 is not supported", selu2(DType::kComplex128), 161002, {}});
   rows.push_back({"SELU-DTYPE-1",
                   "an unsupported dtype on gradInput alone",
                   selu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {1, 0}),

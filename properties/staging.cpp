@@ -48,14 +48,14 @@ int64_t storage_index(const TensorArg &a, int64_t flat) {
 
 uint64_t TensorArg::bits_at(int64_t flat) const {
   uint64_t b = 0;
-  const size_t sz = aclnn_ref::dtype_size(dtype);
-  std::memcpy(&b, storage.data() + storage_index(*this, flat) * sz, sz);
+  std::memcpy(&b, storage.data() + storage_index(*this, flat) * aclnn_ref::dtype_size(dtype),
+              aclnn_ref::bits_bytes(dtype));
   return b;
 }
 
 void TensorArg::set_bits_at(int64_t flat, uint64_t bits) {
-  const size_t sz = aclnn_ref::dtype_size(dtype);
-  std::memcpy(storage.data() + storage_index(*this, flat) * sz, &bits, sz);
+  std::memcpy(storage.data() + storage_index(*this, flat) * aclnn_ref::dtype_size(dtype), &bits,
+              aclnn_ref::bits_bytes(dtype));
 }
 
 StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat format) : sut_(sut) {

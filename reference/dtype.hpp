@@ -22,13 +22,21 @@ enum class DType : int {
   kUInt64 = 10,
   kFloat64 = 11,
   kBool = 12,
+  // Complex types exist in the ABI's enum and must be rejected by every op (ABI-DTYPE-1,
+  // ABI-PROMOTE-1); the oracle stores and compares them by their real part only (see decode).
+  kComplex64 = 16,
+  kComplex128 = 17,
   kBFloat16 = 27,
 };
 
 size_t dtype_size(DType t);
+// Bytes of an element that its 64-bit "bits" carry (HostTensor::bits, TensorArg::bits_at): all of
+// it, but the real part alone for complex128 (its imaginary part stays as staged, zero).
+size_t bits_bytes(DType t);
 std::string_view dtype_name(DType t);  // "fp32", "fp16", "bf16", "int8", ...
 std::optional<DType> dtype_from_name(std::string_view name);
 bool is_floating(DType t);
+bool is_complex(DType t);
 
 // A binary floating-point format: precision p (with the hidden bit), exponent range of normal
 // numbers [emin, emax]; value = significand * 2^exp with significand in [1, 2).
@@ -40,7 +48,8 @@ struct FloatFormat {
 // The format of a floating dtype (fp16, bf16, fp32, fp64).
 FloatFormat float_format(DType t);
 
-// Exact value of the element stored at p (every dtype but int64/uint64 beyond 2^53 is exact).
+// Exact value of the element stored at p (every dtype but int64/uint64 beyond 2^53 is exact); the
+// real part for the complex types, which no op computes on.
 double decode(const void *p, DType t);
 
 }  // namespace aclnn_ref

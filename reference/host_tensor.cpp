@@ -121,14 +121,12 @@ TensorView HostTensor::view() const {
 
 uint64_t HostTensor::bits(int64_t i) const {
   uint64_t b = 0;
-  const size_t sz = dtype_size(dtype);
-  std::memcpy(&b, bytes.data() + i * sz, sz);  // little-endian host
+  std::memcpy(&b, bytes.data() + i * dtype_size(dtype), bits_bytes(dtype));  // little-endian host
   return b;
 }
 
 void HostTensor::set_bits(int64_t i, uint64_t b) {
-  const size_t sz = dtype_size(dtype);
-  std::memcpy(bytes.data() + i * sz, &b, sz);
+  std::memcpy(bytes.data() + i * dtype_size(dtype), &b, bits_bytes(dtype));
 }
 
 double HostTensor::at(int64_t i) const {

@@ -107,6 +107,10 @@ uint64_t round_to_bits(mpfr_srcptr x, DType out) {
     case DType::kBFloat16:
     case DType::kFloat64:
       return float_bits(x, out);
+    case DType::kComplex64:  // a real value: the real part, imaginary part zero
+      return float_bits(x, DType::kFloat32);
+    case DType::kComplex128:  // the real part (bits_bytes: the imaginary half is not carried)
+      return float_bits(x, DType::kFloat64);
     case DType::kInt8:
       return int_bits<int8_t>(x);
     case DType::kInt16:
