@@ -24,48 +24,100 @@ HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// dy * (y >= 0 ? lambda : (y + la_hi) + la_lo) as a double rounded to odd: its one rounding to
+// fp16/bf16/float that follows is the correct rounding of the exact value.
+template <class DD>
+HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
+  const hn::RebindToSigned<decltype(dd)> di;
+  const auto zero = hn::Zero(dd);
+  // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
+  // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
+  const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
+  const auto s = hn::Add(vy, la);
+  const auto bb = hn::Sub(s, vy);
+  const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
+  // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+  const auto pos = hn::Ge(vy, zero);
+  const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
+  const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
+                                 hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
+  // hi + lo = dy * (fh + fl) to about 2^-100 relative: Dekker's exact product (no FMA, so every
+  // target gives the same bits) plus dy * fl.
+  const auto split = [&](auto a, auto &ah, auto &al) {
+    const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
+    ah = hn::Sub(c, hn::Sub(c, a));
+    al = hn::Sub(a, ah);
+  };
+  const auto hi = hn::Mul(vdy, fh);
+  auto ah = zero, al = zero, bh = zero, bl = zero;
+  split(vdy, ah, al);
+  split(fh, bh, bl);
+  const auto err =
+      hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+              hn::Mul(al, bl));
+  const auto lo = hn::Add(err, hn::Mul(vdy, fl));
+  // Normalised (|lo2| <= ulp(hi2) / 2, Fast2Sum): where y + lambda*alpha cancels (y near
+  // -lambda*alpha, fh exact and small), dy * fl can be many ulps of hi; rounding hi to odd against
+  // that lo was not the exact value's rounding (e.g. dy = 0x1.e587fep0, y = -1.75 rounded down).
+  const auto finite = hn::IsFinite(hi);  // lo is finite where hi is (finite dy and y)
+  const auto hi2 = hn::Add(hi, lo);
+  const auto lo2 = hn::Sub(lo, hn::Sub(hi2, hi));
+  // Rounded to odd (truncate hi2 + lo2 toward zero, set the last bit when inexact): the one
+  // rounding to fp16/bf16/float that follows is then the correct rounding of the exact value
+  // (VAL-EXACT-1), also where hi2 alone is a tie, e.g. at the overflow threshold.
+  const auto hb = hn::BitCast(di, hi2);
+  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo2)), hn::Zero(di));
+  const auto odd =
+      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
+  const auto inexact = hn::And(hn::Ne(lo2, zero), finite);
+  // lo == 0 (dy = +/-0 included): hi itself, with its sign; inf/NaN: hi, payload kept.
+  const auto exact = hn::IfThenElse(hn::And(finite, hn::Ne(lo, zero)), hi2, hi);
+  return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
+}
+
+// The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
+// below 2^-51 (f: two roundings, or one where y + la_hi is exact by Sterbenz and small; lambda_lo
+// omitted: 2^-54; the product: 2^-53), i.e. within 4 ulps of p. Rounding p to the output then
+// gives the correctly rounded exact value unless a rounding boundary (a midpoint of the output
+// format) lies within that distance: the vector is recomputed exactly (SeluGradExact, same bits)
+// when a lane's discarded bits are within kMargin ulps of a midpoint, or p is outside the output's
+// normal range (subnormal output, overflow, the overflow-threshold tie of VAL-OVERFLOW-1), inf or
+// NaN (payloads as before). Exact zeros (dy = 0) stay on the fast path: p = +/-0 with the exact
+// sign. kOut 0 (a double for a strided output, rounded later to an unknown dtype): exact path.
+template <int kOut, class DD>
+HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
+  if constexpr (kOut == 0) {
+    return SeluGradExact(dd, vdy, vy);
+  } else {
+    const hn::RebindToUnsigned<DD> du;
+    const auto pos = hn::Ge(vy, hn::Zero(dd));
+    const auto neg_f = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
+                               hn::Set(dd, ew::kSeluLambdaAlphaLo));
+    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), neg_f));
+    // Bits of the double below the output's precision (float 24, fp16 11, bf16 8 bits).
+    constexpr int kDrop = kOut == 1 ? 29 : kOut == 2 ? 42 : 45;
+    constexpr uint64_t kHalf = uint64_t{1} << (kDrop - 1), kMargin = 16;
+    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint64_t{1} << kDrop) - 1));
+    const auto near_mid =
+        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    constexpr double kMinNormal = kOut == 2 ? 0x1p-14 : 0x1p-126;
+    constexpr double kMaxFinite = kOut == 1 ? 0x1.fffffep127 : kOut == 2 ? 65504.0 : 0x1.fep127;
+    const auto a = hn::Abs(p);
+    const auto in_range =
+        hn::Or(hn::And(hn::Ge(a, hn::Set(dd, kMinNormal)), hn::Le(a, hn::Set(dd, kMaxFinite))),
+               hn::Eq(a, hn::Zero(dd)));  // false for NaN
+    const auto redo = hn::Or(hn::RebindMask(dd, near_mid), hn::Not(in_range));
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, redo))) return SeluGradExact(dd, vdy, vy);
+    return p;
+  }
+}
+
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
 void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(
-      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-        const hn::RebindToSigned<decltype(dd)> di;
-        const auto zero = hn::Zero(dd);
-        // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
-        // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
-        const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
-        const auto s = hn::Add(vy, la);
-        const auto bb = hn::Sub(s, vy);
-        const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
-        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-        const auto pos = hn::Ge(vy, zero);
-        const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
-        const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
-                                       hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
-        // hi + lo = dy * (fh + fl) to far below an ulp of hi: Dekker's exact product (no FMA, so
-        // every target gives the same bits) plus dy * fl.
-        const auto split = [&](auto a, auto &ah, auto &al) {
-          const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
-          ah = hn::Sub(c, hn::Sub(c, a));
-          al = hn::Sub(a, ah);
-        };
-        const auto hi = hn::Mul(vdy, fh);
-        auto ah = zero, al = zero, bh = zero, bl = zero;
-        split(vdy, ah, al);
-        split(fh, bh, bl);
-        const auto err = hn::Add(
-            hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
-            hn::Mul(al, bl));
-        const auto lo = hn::Add(err, hn::Mul(vdy, fl));
-        // Rounded to odd (truncate hi + lo toward zero, set the last bit when inexact): the one
-        // rounding to fp16/bf16/float that follows is then the correct rounding of the exact
-        // value (VAL-EXACT-1), also where hi alone is a tie, e.g. at the overflow threshold.
-        const auto hb = hn::BitCast(di, hi);
-        const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
-        const auto odd =
-            hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
-        const auto inexact = hn::And(hn::Ne(lo, zero), hn::And(hn::IsFinite(hi), hn::IsFinite(lo)));
-        return hn::IfThenElse(inexact, hn::BitCast(dd, odd), hi);
-      });
+  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n,
+                                [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+                                  return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
+                                });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
