@@ -112,12 +112,89 @@ HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   }
 }
 
-// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
-void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n,
-                                [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-                                  return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
-                                });
+// ---- 16-bit outputs: float vectors (twice the lanes) -----------------------------------------
+// lambda, and lambda*alpha as a float-float (the low part off by 2.4e-16).
+constexpr float kLambdaF = 0x1.0cfabep+0f;  // relative error 3.3e-8
+constexpr float kLambdaAlphaHiF = 0x1.c212ccp+0f, kLambdaAlphaLoF = 0x1.903c0cp-26f;
+
+// The exact path for a vector of floats, as the 16-bit result of kOut (2: binary16, 3: bfloat16)
+// widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1: the float
+// result (a FLOAT output; not used: FLOAT is computed in double vectors).
+template <int kOut, class DD>
+HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> vdy,
+                                                             hn::Vec<DD> vy) {
+  const hn::Rebind<float, DD> df;
+  const auto r = SeluGradExact(dd, vdy, vy);
+  if constexpr (kOut == 2)
+    return simd::HWY_NAMESPACE::F32FromF16(df, simd::HWY_NAMESPACE::F16FromF64(dd, r));
+  else if constexpr (kOut == 3)
+    return simd::HWY_NAMESPACE::F32FromBF16(df, simd::HWY_NAMESPACE::BF16FromF64(dd, r));
+  else
+    return simd::HWY_NAMESPACE::F32FromF64(dd, r);
+}
+template <int kOut, class DF>
+HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+#if HWY_TARGET == HWY_SCALAR
+  const hn::Rebind<double, DF> dd;
+  return SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, vdy), hn::PromoteTo(dd, vy));
+#else
+  const hn::Repartition<double, DF> dd;
+  const hn::Half<DF> dh;
+  const auto lo = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, vdy)),
+                                           hn::PromoteTo(dd, hn::LowerHalf(dh, vy)));
+  const auto hi = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, vdy)),
+                                           hn::PromoteTo(dd, hn::UpperHalf(dh, vy)));
+  return hn::Combine(df, hi, lo);
+#endif
+}
+
+// SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
+// p = dy * f in float, relative error below 3.5 * 2^-24 (lambda_f 0.56, f two roundings or one
+// where y + la_hi_f is exact (Sterbenz), la_lo_f's error at most 0.5 where y + lambda*alpha
+// cancels, the product 1; in units 2^-24), i.e. within 4 float ulps of p; the 16-bit rounding of
+// p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within kMargin float
+// ulps, or p is outside the output's normal range, zero, inf or NaN: such vectors take the exact
+// double path (same bits as the double kernel).
+template <int kOut, class DF>
+HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+  if constexpr (kOut != 2 && kOut != 3) {
+    return SeluGradExactF32<kOut>(df, vdy, vy);
+  } else {
+    const hn::RebindToUnsigned<DF> du;
+    const auto pos = hn::Ge(vy, hn::Zero(df));
+    const auto neg_f =
+        hn::Add(hn::Add(vy, hn::Set(df, kLambdaAlphaHiF)), hn::Set(df, kLambdaAlphaLoF));
+    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(df, kLambdaF), neg_f));
+    constexpr int kDrop = kOut == 2 ? 13 : 16;
+    constexpr uint32_t kHalf = uint32_t{1} << (kDrop - 1), kMargin = 8;
+    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint32_t{1} << kDrop) - 1));
+    const auto near_mid =
+        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
+    constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
+    const auto a = hn::Abs(p);
+    const auto in_range =
+        hn::And(hn::Ge(a, hn::Set(df, kMinNormal)), hn::Le(a, hn::Set(df, kMaxFinite)));
+    const auto redo = hn::Or(hn::RebindMask(df, near_mid), hn::Not(in_range));
+    if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
+    return p;
+  }
+}
+
+// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
+// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors.
+void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
+                   size_t n) {
+  if (narrow)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n,
+                                     [](auto kind, auto df, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+                                       return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy);
+                                     });
+  else
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n,
+                                  [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+                                    return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
+                                  });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -198,10 +275,10 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
+      (in.kind, kind, t != ACL_FLOAT, in.a, in.b, out + done * so, static_cast<size_t>(m));
     } else {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
+      (in.kind, kind, 0, in.a, in.b, res, static_cast<size_t>(m));
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }
