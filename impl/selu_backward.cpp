@@ -2,11 +2,14 @@
 // gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
-// Float dtypes: the factor and the product as a double-double, rounded to odd in one double and
-// then once to the output dtype (so the result is the exact value correctly rounded), in Highway
-// vectors (the same IEEE operations on every target, so every target gives the same bits). The
-// inputs are exact in float; a block is staged through L1 only where it is not already a
-// contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
+// Float dtypes: the result is the exact value correctly rounded (VAL-EXACT-1), in Highway vectors
+// (the same IEEE operations on every target, so every target gives the same bits). The common case
+// is one product dy * f in double (FLOAT) or in float (contiguous fp16/bf16 outputs) whose error
+// bound is far below the output's rounding; a vector with a lane whose product lies near a midpoint
+// of the output format (or outside its normal range, zero, inf, NaN) is recomputed exactly: the
+// factor and the product as a double-double, rounded to odd in one double, then once to the output
+// dtype. The inputs are exact in float; a block is staged through L1 only where it is not already
+// a contiguous run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
 // needed to round to nearest even, so the factor is a double-double (lambda and lambda*alpha from
 // the spec's 32-digit decimals), the product is formed exactly with an FMA, and
 // ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
@@ -16,6 +19,9 @@
 #define HWY_TARGET_INCLUDE "impl/selu_backward.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include <bit>
+#include <cstdint>
 
 #include "impl/elementwise_math.hpp"
 #include "impl/simd-inl.hpp"
@@ -81,9 +87,9 @@ HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
 // gives the correctly rounded exact value unless a rounding boundary (a midpoint of the output
 // format) lies within that distance: the vector is recomputed exactly (SeluGradExact, same bits)
 // when a lane's discarded bits are within kMargin ulps of a midpoint, or p is outside the output's
-// normal range (subnormal output, overflow, the overflow-threshold tie of VAL-OVERFLOW-1), inf or
-// NaN (payloads as before). Exact zeros (dy = 0) stay on the fast path: p = +/-0 with the exact
-// sign. kOut 0 (a double for a strided output, rounded later to an unknown dtype): exact path.
+// normal range (subnormal output, overflow, the overflow-threshold tie of VAL-OVERFLOW-1), zero,
+// inf or NaN (payloads as before). kOut 0 (a double for a strided output, rounded later to an
+// unknown dtype): exact path.
 template <int kOut, class DD>
 HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   if constexpr (kOut == 0) {
@@ -100,13 +106,15 @@ HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
     const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint64_t{1} << kDrop) - 1));
     const auto near_mid =
         hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    // |p| in [min normal, max finite] of the output, as one unsigned comparison of the bits
+    // without the sign (NaN, inf and zero fall outside: exact path).
     constexpr double kMinNormal = kOut == 2 ? 0x1p-14 : 0x1p-126;
     constexpr double kMaxFinite = kOut == 1 ? 0x1.fffffep127 : kOut == 2 ? 65504.0 : 0x1.fep127;
-    const auto a = hn::Abs(p);
-    const auto in_range =
-        hn::Or(hn::And(hn::Ge(a, hn::Set(dd, kMinNormal)), hn::Le(a, hn::Set(dd, kMaxFinite))),
-               hn::Eq(a, hn::Zero(dd)));  // false for NaN
-    const auto redo = hn::Or(hn::RebindMask(dd, near_mid), hn::Not(in_range));
+    constexpr uint64_t kLo = std::bit_cast<uint64_t>(kMinNormal) << 1;
+    constexpr uint64_t kSpan = (std::bit_cast<uint64_t>(kMaxFinite) << 1) - kLo;
+    const auto out_of_range =
+        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
+    const auto redo = hn::RebindMask(dd, hn::Or(near_mid, out_of_range));
     if (HWY_UNLIKELY(!hn::AllFalse(dd, redo))) return SeluGradExact(dd, vdy, vy);
     return p;
   }
@@ -172,10 +180,11 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
         hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
     constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
     constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
-    const auto a = hn::Abs(p);
-    const auto in_range =
-        hn::And(hn::Ge(a, hn::Set(df, kMinNormal)), hn::Le(a, hn::Set(df, kMaxFinite)));
-    const auto redo = hn::Or(hn::RebindMask(df, near_mid), hn::Not(in_range));
+    constexpr uint32_t kLo = std::bit_cast<uint32_t>(kMinNormal) << 1;
+    constexpr uint32_t kSpan = (std::bit_cast<uint32_t>(kMaxFinite) << 1) - kLo;
+    const auto out_of_range =
+        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
+    const auto redo = hn::RebindMask(df, hn::Or(near_mid, out_of_range));
     if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
     return p;
   }
