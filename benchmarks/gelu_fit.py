@@ -2,7 +2,8 @@
 """The polynomial coefficients of impl/gelu_backward.cpp (run with Debian's python3: needs numpy and
 mpmath). g(-t) = G(t) = exp(-t^2/2) (t - t0) Q(t); Q is fitted on [0, 4] by Chebyshev
 interpolation (near-minimax) and written as a monomial in s = t/2 - 1; the tail t R(t), R the Mills
-ratio, on [4, 20] in s = 2.5 w - 1.5, w = 4/t. Prints each set with its maximum relative error,
+ratio, on [4, 20] in s = 2.5 w - 1.5, w = 4/t; exp(-r) on |r| <= ln2/2 (the reduced argument of
+the exp), written as a monomial in r. Prints each set with its maximum relative error,
 measured by evaluating the printed coefficients with Horner's rule in the target precision against
 mpmath at 801 points (the error bounds quoted in the source).
 
@@ -60,7 +61,24 @@ def emit(name, f, a, b, deg, dtype):
     print(", ".join(float(c).hex() + suffix for c in p))
 
 
-emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 13, np.float64)
+def emit_exp(deg):
+    """exp(-r) on |r| <= ln2/2, Chebyshev interpolation in s = r / (ln2/2), printed in r."""
+    half = mp.log(2) / 2
+    ps = fit(lambda r: mp.exp(-r), -half, half, deg)
+    p = np.array([float(mp.mpf(float(c)) / half**k) for k, c in enumerate(ps)])
+    err = 0
+    for s in np.linspace(-1, 1, 801):
+        r = float(half * mp.mpf(float(s)))
+        v = 0.0
+        for c in p[::-1]:
+            v = v * r + c
+        err = max(err, abs(float((mp.mpf(v) - mp.exp(-mp.mpf(r))) / mp.exp(-mp.mpf(r)))))
+    print(f"// kExp64: exp(-r) on |r| <= ln2/2, degree {deg}: relative error {err:.2e}")
+    print(", ".join(float(c).hex() for c in p))
+
+
+emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 12, np.float64)
+emit_exp(6)
 emit("kQ32: the same in float", q, 0, 4, 9, np.float32)
 emit("kTail: t R(t) on [4, 20]", tail, mp.mpf("0.2"), 1, 10, np.float64)
 hi = float(T0)

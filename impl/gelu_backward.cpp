@@ -8,8 +8,10 @@
 // Lanes with t > 4 take a tail fit of the Mills ratio (one division), computed only for vectors
 // that hold such a lane; t is clamped at 20, where g(-20) * dy rounds to -0 (or -inf) for every
 // finite (infinite) float dy, as the exact value does.
-// - FLOAT: evaluated in double with relative error below 2.2e-9 (fits) + 1e-14 (rounding), so
-//   dy * g rounded once to float is within 0.54 ulp.
+// - FLOAT: evaluated in double with relative error below 1.3e-8 (fits: Q 9.9e-9, exp 2.6e-9;
+//   roundings and the one-step exp reduction about 1e-14), so dy * g rounded once to float is
+//   within 0.5 + 1.3e-8 * 2^24 = 0.72 ulp (spec: 2 ulp). Q of degree 11 (4.9e-8, 1.33 ulp) would
+//   save one more FMA; degree 12 keeps a margin to the spec bound.
 // - FLOAT16 / BFLOAT16: evaluated in float vectors (twice the lanes), relative error below 2e-6,
 //   dy * g rounded in float then once more to 16 bits: within 0.51 ulp of the 16-bit result.
 //   Lanes with |x| > 4 (and NaN) are computed by the double path.
@@ -33,12 +35,12 @@
 namespace aclnn_cpu::gelu {
 // Printed by benchmarks/gelu_fit.py (mpmath, Chebyshev interpolation, monomial in s), which also
 // measures the errors quoted.
-// Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 13; relative error 1.9e-9 (double Horner).
-constexpr double kQ64[14] = {-0x1.02544518397c8p-1,  0x1.1958d607a8076p-4,   -0x1.561990de8d80fp-5,
-                             0x1.8849f86e90f58p-6,   -0x1.ab2ae18ff721ap-7,  0x1.bbfd02171e778p-8,
-                             -0x1.b977f8e91021fp-9,  0x1.a791e3b599209p-10,  -0x1.9399c6e3d1b3ep-11,
-                             0x1.67ec3b40564b3p-12,  -0x1.e96e3259c5824p-14, 0x1.a88b0603a7db0p-15,
-                             -0x1.74dfb27e9aff2p-15, 0x1.230e34072dff0p-16};
+// Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 12; relative error 9.9e-9 (double Horner).
+constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1.5619b078789f8p-5,
+                             0x1.88504a40e2c10p-6,  -0x1.ab25133e3c45ap-7,  0x1.bb3164f04dd94p-8,
+                             -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
+                             0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
+                             -0x1.6678a455a81d3p-15};
 // The same in float, degree 9; relative error 1.2e-6 (float Horner).
 constexpr float kQ32[10] = {-0x1.025454p-1f,  0x1.195908p-4f, -0x1.55eb1p-5f,  0x1.882398p-6f,
                             -0x1.b0dbc8p-7f,  0x1.c0b0a2p-8f, -0x1.7cb2e4p-9f, 0x1.753a98p-10f,
@@ -52,9 +54,15 @@ constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1
 // The root t0 = 0.75179152469356445745... of G as double-double and float-float.
 constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
 constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
-// exp(-r) for |r| <= ln2/2: Taylor, degree 8 (error 2e-10) in double, 7 (5e-9) in float.
-constexpr double kExp64[9] = {1.0,        -1.0,      1.0 / 2,     -1.0 / 6,   1.0 / 24,
-                              -1.0 / 120, 1.0 / 720, -1.0 / 5040, 1.0 / 40320};
+// exp(-r) for |r| <= ln2/2: near-minimax degree 6 in double (relative error 2.6e-9), Taylor
+// degree 7 (5e-9) in float.
+constexpr double kExp64[7] = {0x1.0000000000001p+0,  -0x1.000000a1fd6b4p+0, 0x1.00000028794fbp-1,
+                              -0x1.5554043e278b2p-3, 0x1.5554ace11d231p-5,  -0x1.126fa6fdefa74p-7,
+                              0x1.6d7531ee86d9ep-10};
+// The same in r2 = 2 r (exp(-r2/2): coefficient k times 2^-k, exact), so that the caller's t^2
+// needs no halving.
+constexpr double kExpHalf64[7] = {kExp64[0],      kExp64[1] / 2,  kExp64[2] / 4, kExp64[3] / 8,
+                                  kExp64[4] / 16, kExp64[5] / 32, kExp64[6] / 64};
 constexpr float kExp32[8] = {1.0f,      -1.0f,       1.0f / 2,   -1.0f / 6,
                              1.0f / 24, -1.0f / 120, 1.0f / 720, -1.0f / 5040};
 constexpr double kFast = 4.0;  // end of the Q fit
@@ -68,19 +76,21 @@ namespace hn = hwy::HWY_NAMESPACE;
 using simd::HWY_NAMESPACE::Fma;
 using simd::HWY_NAMESPACE::Horner;
 
-// exp(-a) for 0 <= a <= 200: a = n ln2 + r, |r| <= ln2/2, exp(-a) = 2^-n exp(-r). The rounding to
-// n happens in the magic-number addition, whose low mantissa bits then hold n.
+// exp(-t2/2) for 0 <= t2 <= 400: t2 = 2 n ln2 + r2, |r2| <= ln2, exp(-t2/2) = 2^-n exp(-r2/2)
+// (t2 = t^2 is exact for t from a float). The rounding to n happens in the magic-number addition,
+// whose low mantissa bits then hold n.
 template <class DD>
-HWY_INLINE hn::Vec<DD> ExpNeg(DD dd, hn::Vec<DD> a) {
+HWY_INLINE hn::Vec<DD> ExpNegHalf(DD dd, hn::Vec<DD> t2) {
   const hn::RebindToUnsigned<DD> du;
   const auto magic = hn::Set(dd, 0x1.8p52);
-  const auto kd = Fma(dd, a, hn::Set(dd, 0x1.71547652b82fep0), magic);
+  const auto kd = Fma(dd, t2, hn::Set(dd, 0x1.71547652b82fep-1), magic);  // log2(e) / 2
   const auto n = hn::Sub(kd, magic);
-  auto r = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.62e42fefa39efp-1), a);
-  r = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.abc9e3b39803fp-56), r);
+  // One reduction step: 2 ln2's double differs from 2 ln2 by 4.6e-17, so for n <= 289 (t2 <= 400)
+  // r2 is off by at most 1.4e-14 (absolute, so relative in exp): far below the fits' 1e-8.
+  const auto r2 = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.62e42fefa39efp0), t2);
   const auto scale = hn::BitCast(
       dd, hn::Sub(hn::Set(du, 0x3ff0000000000000ull), hn::ShiftLeft<52>(hn::BitCast(du, kd))));
-  return hn::Mul(Horner(dd, r, gelu::kExp64), scale);
+  return hn::Mul(Horner(dd, r2, gelu::kExpHalf64), scale);
 }
 // The same in float for 0 <= a <= 8 (n <= 12).
 template <class DF>
@@ -102,7 +112,7 @@ template <class DD>
 HWY_NOINLINE hn::Vec<DD> GeluGWide(DD dd, hn::Vec<DD> x) {
   using V = hn::Vec<DD>;
   const V t = hn::Min(hn::Abs(x), hn::Set(dd, gelu::kClamp));
-  const V e = ExpNeg(dd, hn::Mul(hn::Mul(t, t), hn::Set(dd, 0.5)));
+  const V e = ExpNegHalf(dd, hn::Mul(t, t));
   // G = phi(t) (R(t) - t), R(t) = w/4 * (t R(t)), w = 4/t.
   const V w = hn::Div(hn::Set(dd, gelu::kFast), t);
   const V tr = Horner(dd, Fma(dd, w, hn::Set(dd, 2.5), hn::Set(dd, -1.5)), gelu::kTail);
@@ -114,12 +124,12 @@ HWY_NOINLINE hn::Vec<DD> GeluGWide(DD dd, hn::Vec<DD> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, g);
 }
 
-// g(x) in double, relative error below 2.2e-9 (fits) plus a few double roundings.
+// g(x) in double, relative error below 1.3e-8 (fits) plus a few double roundings.
 template <class DD>
 HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
   using V = hn::Vec<DD>;
   const V t = hn::Abs(x);
-  const V e = ExpNeg(dd, hn::Mul(hn::Mul(t, t), hn::Set(dd, 0.5)));
+  const V e = ExpNegHalf(dd, hn::Mul(t, t));
   // t - t0hi is exact near the root (Sterbenz), so d carries t - t0 to about 2^-106.
   const V d = hn::Sub(hn::Sub(t, hn::Set(dd, gelu::kT0Hi)), hn::Set(dd, gelu::kT0Lo));
   const V q = Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -1.0)), gelu::kQ64);

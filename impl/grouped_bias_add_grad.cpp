@@ -65,7 +65,7 @@ struct Plan {
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
 // row (contiguous rows: the SIMD layer's vector accumulation, the same additions in the same
-// order).
+// order; four rows per pass over acc).
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
@@ -74,10 +74,10 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) 
   const char *base = p.gy + u.g * p.group_stride;
   if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
     constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
-    for (int64_t r = u.row_begin; r < u.row_end; ++r) {
-      const T *row = reinterpret_cast<const T *>(base + r * p.row_stride) + h0;
-      simd::accumulate_f64(kind, row, acc, static_cast<size_t>(w));
-    }
+    const T *first = reinterpret_cast<const T *>(base + u.row_begin * p.row_stride) + h0;
+    simd::accumulate_rows_f64(kind, first, static_cast<ptrdiff_t>(p.row_stride),
+                              static_cast<size_t>(u.row_end - u.row_begin), acc,
+                              static_cast<size_t>(w));
   } else {
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {
       const char *row = base + r * p.row_stride + h0 * p.h_stride;

@@ -2,11 +2,14 @@
 // gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
 // dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
 //
-// Float dtypes: the factor and the product as a double-double, rounded to odd in one double and
-// then once to the output dtype (so the result is the exact value correctly rounded), in Highway
-// vectors (the same IEEE operations on every target, so every target gives the same bits). The
-// inputs are exact in float; a block is staged through L1 only where it is not already a
-// contiguous FLOAT run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
+// Float dtypes: the result is the exact value correctly rounded (VAL-EXACT-1), in Highway vectors
+// (the same IEEE operations on every target, so every target gives the same bits). The common case
+// is one product dy * f in double (FLOAT) or in float (contiguous fp16/bf16 outputs) whose error
+// bound is far below the output's rounding; a vector with a lane whose product lies near a midpoint
+// of the output format (or outside its normal range, zero, inf, NaN) is recomputed exactly: the
+// factor and the product as a double-double, rounded to odd in one double, then once to the output
+// dtype. The inputs are exact in float; a block is staged through L1 only where it is not already
+// a contiguous run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
 // needed to round to nearest even, so the factor is a double-double (lambda and lambda*alpha from
 // the spec's 32-digit decimals), the product is formed exactly with an FMA, and
 // ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
@@ -17,6 +20,9 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <bit>
+#include <cstdint>
+
 #include "impl/elementwise_math.hpp"
 #include "impl/simd-inl.hpp"
 
@@ -24,48 +30,181 @@ HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind.
-void SeluGradFloat(int in_kind, int out_kind, const void *dy, const void *y, void *out, size_t n) {
-  simd::HWY_NAMESPACE::BinaryTo(
-      in_kind, out_kind, dy, y, out, n, [](auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-        const hn::RebindToSigned<decltype(dd)> di;
-        const auto zero = hn::Zero(dd);
-        // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
-        // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
-        const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
-        const auto s = hn::Add(vy, la);
-        const auto bb = hn::Sub(s, vy);
-        const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
-        // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-        const auto pos = hn::Ge(vy, zero);
-        const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
-        const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
-                                       hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
-        // hi + lo = dy * (fh + fl) to far below an ulp of hi: Dekker's exact product (no FMA, so
-        // every target gives the same bits) plus dy * fl.
-        const auto split = [&](auto a, auto &ah, auto &al) {
-          const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
-          ah = hn::Sub(c, hn::Sub(c, a));
-          al = hn::Sub(a, ah);
-        };
-        const auto hi = hn::Mul(vdy, fh);
-        auto ah = zero, al = zero, bh = zero, bl = zero;
-        split(vdy, ah, al);
-        split(fh, bh, bl);
-        const auto err = hn::Add(
-            hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
-            hn::Mul(al, bl));
-        const auto lo = hn::Add(err, hn::Mul(vdy, fl));
-        // Rounded to odd (truncate hi + lo toward zero, set the last bit when inexact): the one
-        // rounding to fp16/bf16/float that follows is then the correct rounding of the exact
-        // value (VAL-EXACT-1), also where hi alone is a tie, e.g. at the overflow threshold.
-        const auto hb = hn::BitCast(di, hi);
-        const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
-        const auto odd =
-            hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
-        const auto inexact = hn::And(hn::Ne(lo, zero), hn::And(hn::IsFinite(hi), hn::IsFinite(lo)));
-        return hn::IfThenElse(inexact, hn::BitCast(dd, odd), hi);
-      });
+// dy * (y >= 0 ? lambda : (y + la_hi) + la_lo) as a double rounded to odd: its one rounding to
+// fp16/bf16/float that follows is the correct rounding of the exact value.
+template <class DD>
+HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
+  const hn::RebindToSigned<decltype(dd)> di;
+  const auto zero = hn::Zero(dd);
+  // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
+  // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
+  const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
+  const auto s = hn::Add(vy, la);
+  const auto bb = hn::Sub(s, vy);
+  const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
+  // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
+  const auto pos = hn::Ge(vy, zero);
+  const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
+  const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
+                                 hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
+  // hi + lo = dy * (fh + fl) to about 2^-100 relative: Dekker's exact product (no FMA, so every
+  // target gives the same bits) plus dy * fl.
+  const auto split = [&](auto a, auto &ah, auto &al) {
+    const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
+    ah = hn::Sub(c, hn::Sub(c, a));
+    al = hn::Sub(a, ah);
+  };
+  const auto hi = hn::Mul(vdy, fh);
+  auto ah = zero, al = zero, bh = zero, bl = zero;
+  split(vdy, ah, al);
+  split(fh, bh, bl);
+  const auto err =
+      hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+              hn::Mul(al, bl));
+  const auto lo = hn::Add(err, hn::Mul(vdy, fl));
+  // Normalised (|lo2| <= ulp(hi2) / 2, Fast2Sum): where y + lambda*alpha cancels (y near
+  // -lambda*alpha, fh exact and small), dy * fl can be many ulps of hi; rounding hi to odd against
+  // that lo was not the exact value's rounding (e.g. dy = 0x1.e587fep0, y = -1.75 rounded down).
+  const auto finite = hn::IsFinite(hi);  // lo is finite where hi is (finite dy and y)
+  const auto hi2 = hn::Add(hi, lo);
+  const auto lo2 = hn::Sub(lo, hn::Sub(hi2, hi));
+  // Rounded to odd (truncate hi2 + lo2 toward zero, set the last bit when inexact): the one
+  // rounding to fp16/bf16/float that follows is then the correct rounding of the exact value
+  // (VAL-EXACT-1), also where hi2 alone is a tie, e.g. at the overflow threshold.
+  const auto hb = hn::BitCast(di, hi2);
+  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo2)), hn::Zero(di));
+  const auto odd =
+      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
+  const auto inexact = hn::And(hn::Ne(lo2, zero), finite);
+  // lo == 0 (dy = +/-0 included): hi itself, with its sign; inf/NaN: hi, payload kept.
+  const auto exact = hn::IfThenElse(hn::And(finite, hn::Ne(lo, zero)), hi2, hi);
+  return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
+}
+
+// The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
+// below 2^-51 (f: two roundings, or one where y + la_hi is exact by Sterbenz and small; lambda_lo
+// omitted: 2^-54; the product: 2^-53), i.e. within 4 ulps of p. Rounding p to the output then
+// gives the correctly rounded exact value unless a rounding boundary (a midpoint of the output
+// format) lies within that distance: the vector is recomputed exactly (SeluGradExact, same bits)
+// when a lane's discarded bits are within kMargin ulps of a midpoint, or p is outside the output's
+// normal range (subnormal output, overflow, the overflow-threshold tie of VAL-OVERFLOW-1), zero,
+// inf or NaN (payloads as before). kOut 0 (a double for a strided output, rounded later to an
+// unknown dtype): exact path.
+template <int kOut, class DD>
+HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
+  if constexpr (kOut == 0) {
+    return SeluGradExact(dd, vdy, vy);
+  } else {
+    const hn::RebindToUnsigned<DD> du;
+    const auto pos = hn::Ge(vy, hn::Zero(dd));
+    const auto neg_f = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
+                               hn::Set(dd, ew::kSeluLambdaAlphaLo));
+    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), neg_f));
+    // Bits of the double below the output's precision (float 24, fp16 11, bf16 8 bits).
+    constexpr int kDrop = kOut == 1 ? 29 : kOut == 2 ? 42 : 45;
+    constexpr uint64_t kHalf = uint64_t{1} << (kDrop - 1), kMargin = 16;
+    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint64_t{1} << kDrop) - 1));
+    const auto near_mid =
+        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    // |p| in [min normal, max finite] of the output, as one unsigned comparison of the bits
+    // without the sign (NaN, inf and zero fall outside: exact path).
+    constexpr double kMinNormal = kOut == 2 ? 0x1p-14 : 0x1p-126;
+    constexpr double kMaxFinite = kOut == 1 ? 0x1.fffffep127 : kOut == 2 ? 65504.0 : 0x1.fep127;
+    constexpr uint64_t kLo = std::bit_cast<uint64_t>(kMinNormal) << 1;
+    constexpr uint64_t kSpan = (std::bit_cast<uint64_t>(kMaxFinite) << 1) - kLo;
+    const auto out_of_range =
+        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
+    const auto redo = hn::RebindMask(dd, hn::Or(near_mid, out_of_range));
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, redo))) return SeluGradExact(dd, vdy, vy);
+    return p;
+  }
+}
+
+// ---- 16-bit outputs: float vectors (twice the lanes) -----------------------------------------
+// lambda, and lambda*alpha as a float-float (the low part off by 2.4e-16).
+constexpr float kLambdaF = 0x1.0cfabep+0f;  // relative error 3.3e-8
+constexpr float kLambdaAlphaHiF = 0x1.c212ccp+0f, kLambdaAlphaLoF = 0x1.903c0cp-26f;
+
+// The exact path for a vector of floats, as the 16-bit result of kOut (2: binary16, 3: bfloat16)
+// widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1: the float
+// result (a FLOAT output; not used: FLOAT is computed in double vectors).
+template <int kOut, class DD>
+HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> vdy,
+                                                             hn::Vec<DD> vy) {
+  const hn::Rebind<float, DD> df;
+  const auto r = SeluGradExact(dd, vdy, vy);
+  if constexpr (kOut == 2)
+    return simd::HWY_NAMESPACE::F32FromF16(df, simd::HWY_NAMESPACE::F16FromF64(dd, r));
+  else if constexpr (kOut == 3)
+    return simd::HWY_NAMESPACE::F32FromBF16(df, simd::HWY_NAMESPACE::BF16FromF64(dd, r));
+  else
+    return simd::HWY_NAMESPACE::F32FromF64(dd, r);
+}
+template <int kOut, class DF>
+HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+#if HWY_TARGET == HWY_SCALAR
+  const hn::Rebind<double, DF> dd;
+  return SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, vdy), hn::PromoteTo(dd, vy));
+#else
+  const hn::Repartition<double, DF> dd;
+  const hn::Half<DF> dh;
+  const auto lo = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, vdy)),
+                                           hn::PromoteTo(dd, hn::LowerHalf(dh, vy)));
+  const auto hi = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, vdy)),
+                                           hn::PromoteTo(dd, hn::UpperHalf(dh, vy)));
+  return hn::Combine(df, hi, lo);
+#endif
+}
+
+// SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
+// p = dy * f in float, relative error below 3.5 * 2^-24 (lambda_f 0.56, f two roundings or one
+// where y + la_hi_f is exact (Sterbenz), la_lo_f's error at most 0.5 where y + lambda*alpha
+// cancels, the product 1; in units 2^-24), i.e. less than 3.5 float ulps from p; the 16-bit
+// rounding of p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within
+// kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
+// vectors take the exact double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
+// of fp16 vectors (0.2 % of bf16) do on random data.
+template <int kOut, class DF>
+HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+  if constexpr (kOut != 2 && kOut != 3) {
+    return SeluGradExactF32<kOut>(df, vdy, vy);
+  } else {
+    const hn::RebindToUnsigned<DF> du;
+    const auto pos = hn::Ge(vy, hn::Zero(df));
+    const auto neg_f =
+        hn::Add(hn::Add(vy, hn::Set(df, kLambdaAlphaHiF)), hn::Set(df, kLambdaAlphaLoF));
+    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(df, kLambdaF), neg_f));
+    constexpr int kDrop = kOut == 2 ? 13 : 16;
+    constexpr uint32_t kHalf = uint32_t{1} << (kDrop - 1), kMargin = 4;
+    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint32_t{1} << kDrop) - 1));
+    const auto near_mid =
+        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
+    constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
+    constexpr uint32_t kLo = std::bit_cast<uint32_t>(kMinNormal) << 1;
+    constexpr uint32_t kSpan = (std::bit_cast<uint32_t>(kMaxFinite) << 1) - kLo;
+    const auto out_of_range =
+        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
+    const auto redo = hn::RebindMask(df, hn::Or(near_mid, out_of_range));
+    if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
+    return p;
+  }
+}
+
+// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
+// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors.
+void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
+                   size_t n) {
+  if (narrow)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n,
+                                     [](auto kind, auto df, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+                                       return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy);
+                                     });
+  else
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n,
+                                  [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
+                                    return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
+                                  });
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -146,10 +285,10 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, in.a, in.b, out + done * so, static_cast<size_t>(m));
+      (in.kind, kind, t != ACL_FLOAT, in.a, in.b, out + done * so, static_cast<size_t>(m));
     } else {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, in.a, in.b, res, static_cast<size_t>(m));
+      (in.kind, kind, 0, in.a, in.b, res, static_cast<size_t>(m));
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
@@ -227,6 +228,17 @@ HWY_INLINE hn::Vec<DD> LoadAsF64(DD dd, const void *p, size_t i) {
   }
 }
 
+// f(d, a, b), or f(std::integral_constant<int, kOut>(), d, a, b) when f takes the output kind (a
+// kernel whose fast path depends on the rounding that follows, e.g. SeluBackward's).
+template <int kOut, class F, class D>
+HWY_INLINE hn::Vec<D> CallWithKind(F &f, D d, hn::Vec<D> a, hn::Vec<D> b) {
+  if constexpr (std::is_invocable_v<F &, std::integral_constant<int, kOut>, D, hn::Vec<D>,
+                                    hn::Vec<D>>)
+    return f(std::integral_constant<int, kOut>(), d, a, b);
+  else
+    return f(d, a, b);
+}
+
 // out[i] = f(dd, a[i], b[i]) rounded to kOut, inputs of kind kIn evaluated in double vectors; the
 // last partial vector goes through zero-padded copies so it runs the same code.
 template <int kIn, int kOut, class F>
@@ -237,13 +249,15 @@ HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f)
   const size_t lanes = hn::Lanes(dd);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes)
-    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)), out, i);
+    StoreAs<kOut>(dd, CallWithKind<kOut>(f, dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)),
+                  out, i);
   if (i < n) {
     const size_t count = n - i;
     HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
     std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
     std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
-    StoreAs<kOut>(dd, f(dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
+    StoreAs<kOut>(
+        dd, CallWithKind<kOut>(f, dd, LoadAsF64<kIn>(dd, ta, 0), LoadAsF64<kIn>(dd, tb, 0)), to, 0);
     std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
   }
 }
@@ -326,13 +340,15 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, F &
   const size_t lanes = hn::Lanes(df);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes)
-    StoreFromF32<kOut>(df, f(df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i);
+    StoreFromF32<kOut>(
+        df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i);
   if (i < n) {
     const size_t count = n - i;
     HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
     std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
     std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
-    StoreFromF32<kOut>(df, f(df, LoadAsF32<kIn>(df, ta, 0), LoadAsF32<kIn>(df, tb, 0)), to, 0);
+    StoreFromF32<kOut>(
+        df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, ta, 0), LoadAsF32<kIn>(df, tb, 0)), to, 0);
     std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
   }
 }

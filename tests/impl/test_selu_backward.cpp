@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -365,6 +366,133 @@ TEST(SeluBackwardAccuracy, Fp32Random_SELU_VALUE_1) {
   }
   EXPECT_LE(worst, 2.0);
   std::printf("[ accuracy ] selu fp32 random: max %.4f ulp\n", worst);
+}
+
+// Float outputs are the exact value correctly rounded (VAL-EXACT-1): the kernel's one-product fast
+// path must agree with the exact double-double path everywhere, including products within a few
+// double ulps of a rounding midpoint (the fast path hands those vectors to the exact path).
+// True when got is the exact value rounded to nearest-even in the format (p bits, emin, max).
+bool correctly_rounded(const mpfr_t exact, double got, int p, int emin, double max) {
+  if (mpfr_nan_p(exact)) return std::isnan(got);
+  if (std::isnan(got)) return false;
+  const double ulp_max = std::ldexp(1.0, std::ilogb(max) - (p - 1));
+  Mp threshold;  // max + ulp_max / 2: from there on (the tie included: max is odd) +/-inf
+  mpfr_set_d(threshold.v, max, MPFR_RNDN);
+  mpfr_add_d(threshold.v, threshold.v, ulp_max / 2, MPFR_RNDN);
+  if (mpfr_cmpabs(exact, threshold.v) >= 0)
+    return std::isinf(got) && (got > 0) == (mpfr_sgn(exact) > 0);
+  if (std::isinf(got)) return false;
+  if (mpfr_zero_p(exact)) return got == 0 && std::signbit(got) == (mpfr_signbit(exact) != 0);
+  // Half an ulp of the exact value's binade (the subnormal quantum below emin).
+  const int e = std::max(static_cast<int>(mpfr_get_exp(exact)) - 1, emin);
+  Mp diff, half;
+  mpfr_sub_d(diff.v, exact, got, MPFR_RNDN);  // exact at 256 bits
+  mpfr_abs(diff.v, diff.v, MPFR_RNDN);
+  mpfr_set_ui_2exp(half.v, 1, e - p, MPFR_RNDN);
+  const int c = mpfr_cmp(diff.v, half.v);
+  if (c < 0) return true;
+  if (c > 0) return false;
+  // A tie: the even neighbour (last of the p bits zero) wins.
+  const double m = std::ldexp(std::fabs(got), p - 1 - e);  // an integer
+  return std::fmod(m, 2.0) == 0;
+}
+
+TEST(SeluBackwardAccuracy, CorrectlyRoundedFp16Bf16Exhaustive_VAL_EXACT_1) {
+  struct Fmt {
+    aclDataType dt;
+    double (*decode)(uint16_t);
+    uint16_t (*encode)(double);
+    int p, emin;
+    double max;
+    std::vector<double> dys;
+  };
+  const Fmt fmts[] = {{ACL_FLOAT16,
+                       [](uint16_t h) { return static_cast<double>(half_to_float(h)); },
+                       double_to_half,
+                       11,
+                       -14,
+                       65504.0,
+                       {1.0, -0.7998046875, 65504.0, 0x1p-24, 3.0, 0x1.554p-3}},
+                      {ACL_BF16,
+                       [](uint16_t h) { return static_cast<double>(bf16_to_float(h)); },
+                       double_to_bf16,
+                       8,
+                       -126,
+                       0x1.fep127,
+                       {1.0, -0.80078125, 0x1.fep127, 0x1p-133, 3.0, 0x1.56p+100}}};
+  for (const Fmt &f : fmts) {
+    for (double dyv : f.dys) {
+      const int64_t n = 65536;
+      std::vector<uint16_t> y(n), dy(n, f.encode(dyv)), out(n);
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint16_t>(i);
+      Tensor a({n}, f.dt, dy.data(), n), b({n}, f.dt, y.data(), n), c({n}, f.dt, out.data(), n);
+      ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+      Mp e;
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        mp_selu_grad(e.v, f.decode(dy[i]), f.decode(y[i]));
+        if (!correctly_rounded(e.v, f.decode(out[i]), f.p, f.emin, f.max) && wrong++ < 3)
+          ADD_FAILURE() << "dtype " << f.dt << " dy=" << f.decode(dy[i]) << " y=" << f.decode(y[i])
+                        << " got=" << f.decode(out[i]);
+      }
+      EXPECT_EQ(wrong, 0) << "dtype " << f.dt << " dy=" << dyv;
+    }
+  }
+}
+
+TEST(SeluBackwardAccuracy, CorrectlyRoundedFp32RandomAndNearMidpoints_VAL_EXACT_1) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::uniform_real_distribution<float> neg(-1.7580993f, 0.0f);
+  std::vector<float> dy, y;
+  for (int i = 0; i < 100000; ++i) {
+    dy.push_back(std::bit_cast<float>(bits(rng)));
+    y.push_back(i % 2 ? std::bit_cast<float>(bits(rng)) : neg(rng));
+  }
+  // Near midpoints: every dy in [1, 2) against a few factors (lambda for y = 0.5, y + lambda*alpha
+  // for negative y), kept when the double-double product dy * f lies within 64 double ulps of a
+  // float midpoint (about 2 per 2^23 dy per factor).
+  const double lam_hi = 0x1.0cfabd6a91132p+0, lam_lo = 0x1.6fc7d272f2695p-55;
+  const double la_hi = 0x1.c212cc640f031p+0, la_lo = 0x1.05161b045a1f7p-56;
+  int64_t near = 0;
+  for (float yv : {0.5f, -0.25f, -1.0f, -1.5f, -1.75f, -3.0f, -100.0f, -0.875f}) {
+    double fh, fl;
+    if (yv >= 0) {
+      fh = lam_hi;
+      fl = lam_lo;
+    } else {
+      fh = yv + la_hi;  // exact or not: the double-double below is rebuilt exactly
+      fl = ((static_cast<double>(yv) - (fh - (fh - yv))) + (la_hi - (fh - yv))) + la_lo;
+    }
+    for (uint32_t m = 0; m < (1u << 23); ++m) {
+      const float d = std::bit_cast<float>(0x3f800000u | m);
+      const double ph = d * fh;
+      const double pl = std::fma(d, fh, -ph) + d * fl;
+      const double p = ph + pl;
+      const uint64_t rest = std::bit_cast<uint64_t>(p) & ((uint64_t{1} << 29) - 1);
+      if (rest + 64 - (uint64_t{1} << 28) <= 128) {
+        dy.push_back(d);
+        y.push_back(yv);
+        ++near;
+      }
+    }
+  }
+  ASSERT_GE(near, 4) << "the scan found too few near-midpoint products to test";
+  const auto n = static_cast<int64_t>(dy.size());
+  std::vector<float> out(n);
+  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
+      c({n}, ACL_FLOAT, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    if (!correctly_rounded(e.v, out[i], 24, -126, FLT_MAX) && wrong++ < 3)
+      ADD_FAILURE() << "dy=" << dy[i] << " y=" << y[i] << " got=" << out[i];
+  }
+  EXPECT_EQ(wrong, 0);
+  std::printf("[ accuracy ] selu fp32: %lld random + %lld near-midpoint pairs correctly rounded\n",
+              static_cast<long long>(n - near), static_cast<long long>(near));
 }
 
 // SELU-INT-1: INT8 exhaustive over all (dy, y) pairs; INT32 random plus near-tie dy (dy*lambda or
