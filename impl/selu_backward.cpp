@@ -143,6 +143,7 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> 
 template <int kOut, class DF>
 HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 #if HWY_TARGET == HWY_SCALAR
+  (void)df;  // one lane: no halves to combine
   const hn::Rebind<double, DF> dd;
   return SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, vdy), hn::PromoteTo(dd, vy));
 #else

@@ -2,6 +2,7 @@
 // tallies on hand-picked elements, deterministic bounded samples, each standard's pass and fail,
 // cause signatures, and a real campaign with a competitor whose tallies reach report.json.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -226,7 +227,9 @@ TEST(PrecisionCampaign, CompetitorTalliesAndSamplesReachTheReport) {
   cfg.ops = {"GeluBackward", "LayerNormBackward"};
   cfg.competitor = "builtin";
   cfg.use_corpus = false;
-  cfg.out_dir = (fs::temp_directory_path() / "aclnn-conform-test-precision").string();
+  cfg.out_dir =
+      (fs::temp_directory_path() / ("aclnn-conform-test-precision-" + std::to_string(::getpid())))
+          .string();
   fs::remove_all(cfg.out_dir);
   const CampaignResult r = run_campaign(cfg, log);
   EXPECT_EQ(r.competitor, "builtin");

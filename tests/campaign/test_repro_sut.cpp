@@ -3,6 +3,7 @@
 // one), says which library it linked, and fails the same way - a crash dies of the signal, a hang
 // does not return, a probe's crash is the probe's call, a wrong value deviates.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -54,7 +55,8 @@ std::string build_line(const fs::path &repro) {
 
 TEST(ReproOnBrokenSut, ReproducesAgainstTheLibraryThatFailed) {
   if (shell("command -v c++").status != 0) GTEST_SKIP() << "no system C++ compiler";
-  const fs::path dir = fs::temp_directory_path() / "aclnn-conform-test-repro-sut";
+  const fs::path dir =
+      fs::temp_directory_path() / ("aclnn-conform-test-repro-sut-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "cases");
   std::ofstream(dir / "cases" / "a-crash.json") << to_json(test::layer_norm_row(3)).dump();
