@@ -18,6 +18,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <cmath>
 #include <type_traits>
 
 #include "impl/dtype.hpp"
@@ -55,12 +56,16 @@ HWY_INLINE void LnStore(void *p, int64_t j, double v) {
 // gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
 // receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
 //
-// The row sums use eight accumulators, one per residue j mod 8, whatever the vector width (8/L
-// vectors of L lanes), then add them in one fixed order: the arithmetic is the same on every
+// With g = dy*w, S1 = sum(g) and S2 = sum(g*(x - mean)) (rstd, a factor of every term, is applied
+// once to the sum): c1 = S1/n, c2 = rstd*S2/n and gradInput = rstd*g - rstd*c1 - xhat*(rstd*c2),
+// two fused multiply-adds per element. The row sums use eight accumulators, one per residue
+// j mod 8, whatever the vector width (8/L vectors of L lanes), then add them in one fixed order;
+// every multiply-add is fused on every target (sh::Fma): the arithmetic is the same on every
 // target, so every target gives the same bits.
 template <int kIn, int kOut, bool kGI>
 HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w, double mean,
-                       double rstd, void *gi, double *pw, double *pb) {
+                       double rstd, void *gi, double *pw, double *pb, const char *nx,
+                       const char *ndy) {
   const hn::ScalableTag<double> dd;
   using V = hn::Vec<decltype(dd)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
@@ -75,9 +80,8 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
       for (int64_t j = k * lanes; j < n8; j += 8) {
         const V d = LnLoadV<kIn>(dd, dy, j);
         const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-        const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
         a1 = hn::Add(a1, g);
-        a2 = hn::Add(a2, hn::Mul(g, xh));
+        a2 = sh::Fma(dd, g, hn::Sub(LnLoadV<kIn>(dd, x, j), vm), a2);
       }
       hn::Store(a1, dd, s1v + k * lanes);
       hn::Store(a2, dd, s2v + k * lanes);
@@ -87,24 +91,31 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     for (int64_t j = n8; j < n; ++j) {
       const double d = LnLoad<kIn>(dy, j);
       const double g = w ? d * w[j] : d;
-      const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
       s1 += g;
-      s2 += g * xh;
+      s2 = std::fma(g, LnLoad<kIn>(x, j) - mean, s2);
     }
     const double dn = static_cast<double>(n);
     c1 = s1 / dn;
-    c2 = s2 / dn;
+    c2 = s2 * rstd / dn;
   }
-  const V vc1 = hn::Set(dd, c1), vc2 = hn::Set(dd, c2);
+  const double na = -(rstd * c1), nb = -(rstd * c2);
+  const V va = hn::Set(dd, na), vb = hn::Set(dd, nb);
+  constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
   for (int64_t j = 0; j < n8; j += lanes) {
+    // The next row's x and dy (in place rows), fetched while this pass has no reads of its own
+    // from memory: the first pass of the next row then finds them in cache.
+    if (nx != nullptr && (j * kInBytes) % 64 == 0) {
+      __builtin_prefetch(nx + j * kInBytes, 0, 3);
+      __builtin_prefetch(ndy + j * kInBytes, 0, 3);
+    }
     const V d = LnLoadV<kIn>(dd, dy, j);
     const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
     if constexpr (kGI) {
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      sh::StoreAs<kOut>(dd, hn::Mul(vr, hn::Sub(hn::Sub(g, vc1), hn::Mul(xh, vc2))), gi,
+      sh::StoreAs<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gi,
                         static_cast<size_t>(j));
     }
-    if (pw) hn::StoreU(hn::Add(hn::LoadU(dd, pw + j), hn::Mul(d, xh)), dd, pw + j);
+    if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
   }
   for (int64_t j = n8; j < n; ++j) {
@@ -112,9 +123,9 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
     if constexpr (kGI) {
       const double g = w ? d * w[j] : d;
-      LnStore<kOut>(gi, j, rstd * ((g - c1) - xh * c2));
+      LnStore<kOut>(gi, j, std::fma(xh, nb, std::fma(g, rstd, na)));
     }
-    if (pw) pw[j] += d * xh;
+    if (pw) pw[j] = std::fma(d, xh, pw[j]);
     if (pb) pb[j] += d;
   }
 }
@@ -122,13 +133,14 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
 // in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
 // gradInput. Pairs other than (0 or k, 0 or k) do not occur.
 void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, const void *dy,
-           const double *w, double mean, double rstd, void *gi, double *pw, double *pb) {
+           const double *w, double mean, double rstd, void *gi, double *pw, double *pb,
+           const char *nx, const char *ndy) {
   const auto call = [&](auto in_c, auto out_c) {
     constexpr int kIn = decltype(in_c)::value, kOut = decltype(out_c)::value;
     if (want_gi)
-      LnRowT<kIn, kOut, true>(n, x, dy, w, mean, rstd, gi, pw, pb);
+      LnRowT<kIn, kOut, true>(n, x, dy, w, mean, rstd, gi, pw, pb, nx, ndy);
     else
-      LnRowT<kIn, kOut, false>(n, x, dy, w, mean, rstd, gi, pw, pb);
+      LnRowT<kIn, kOut, false>(n, x, dy, w, mean, rstd, gi, pw, pb, nx, ndy);
   };
   using I0 = std::integral_constant<int, 0>;
   using I1 = std::integral_constant<int, 1>;
@@ -486,8 +498,16 @@ void run_plan(const Plan &p, void *workspace) {
       void *gr = gi_direct
                      ? static_cast<void *>(p.out_gi.data + cg.off * static_cast<int64_t>(es_out))
                      : static_cast<void *>(gb);
+      const char *nx = nullptr, *ndy = nullptr;  // the next row, to prefetch
+      if (in_place && r + 1 < r1) {
+        RowCursor px = cx, pd = cd;
+        px.next();
+        pd.next();
+        nx = p.x.data + px.off * static_cast<int64_t>(es_in);
+        ndy = p.dy.data + pd.off * static_cast<int64_t>(es_in);
+      }
       HWY_DYNAMIC_DISPATCH(LnRow)
-      (in_kind, out_kind, p.gi, n, xr, dr, wp, mean[r], rstd[r], gr, pw, pb);
+      (in_kind, out_kind, p.gi, n, xr, dr, wp, mean[r], rstd[r], gr, pw, pb, nx, ndy);
       if (p.gi) {
         if (!gi_direct) scatter(p.out_gi.data, p.out_gi.dtype, p.out_gi.inner, cg.off, gb);
         cg.next();
