@@ -19,6 +19,7 @@
 #include <hwy/highway.h>
 
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "impl/dtype.hpp"
@@ -43,6 +44,16 @@ HWY_INLINE hn::Vec<DD> LnLoadV(DD dd, const void *p, int64_t j) {
     return hn::LoadU(dd, static_cast<const double *>(p) + j);
   else
     return sh::LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
+}
+// One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
+// cheaper round-to-odd route: the same bits).
+template <int kOut, class DD>
+HWY_INLINE void LnStoreV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
+  if constexpr (kOut == 2)
+    hn::StoreU(sh::F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(),
+               static_cast<uint16_t *>(p) + j);
+  else
+    sh::StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
 }
 template <int kKind>
 HWY_INLINE void LnStore(void *p, int64_t j, double v) {
@@ -112,8 +123,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
     if constexpr (kGI) {
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      sh::StoreAs<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gi,
-                        static_cast<size_t>(j));
+      LnStoreV<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gi, j);
     }
     if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
@@ -160,6 +170,22 @@ void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, co
                   : (out_d ? call(I3(), I0()) : call(I3(), I3()));
     default:
       return call(I0(), I0());
+  }
+}
+
+// The narrowing above over an array (simd::f64_to_f16_via_odd, for tests); n % lanes elements at
+// the end one vector at a time through a padded copy.
+void LnF64ToF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) LnStoreV<2>(dd, hn::LoadU(dd, src + i), dst, int64_t(i));
+  if (i < n) {
+    HWY_ALIGN double in[16] = {};
+    HWY_ALIGN uint16_t out[16];
+    std::memcpy(in, src + i, (n - i) * sizeof(double));
+    LnStoreV<2>(dd, hn::Load(dd, in), out, 0);
+    std::memcpy(dst + i, out, (n - i) * sizeof(uint16_t));
   }
 }
 
@@ -403,6 +429,7 @@ void scatter(char *data, aclDataType t, const Dims &d, int64_t base, const doubl
 // ---- the row kernel ------------------------------------------------------------------------
 
 HWY_EXPORT(LnRow);
+HWY_EXPORT(LnF64ToF16);
 
 // A row of this view is one contiguous run: read or written in place.
 bool row_is_dense(const RowView &v) {
@@ -575,6 +602,10 @@ aclnnStatus check_float_dtype(const char *name, const aclTensor *t, Soc soc) {
 }
 
 }  // namespace
+
+void simd::f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LnF64ToF16)(src, dst, n);
+}
 }  // namespace aclnn_cpu
 
 using namespace aclnn_cpu;
