@@ -140,6 +140,134 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
   }
 }
 
+// ---- rows in place, pipelined -----------------------------------------------------------------
+// The same arithmetic as LnRowT (same operations, same accumulators, same order per row), arranged
+// so that the second pass over row r (its data in cache) and the first pass over row r + 1 (its
+// data arriving from memory) run in one loop: the core computes while the next row streams in,
+// instead of the two alternating (LnRowT's first pass waits on memory, its second on arithmetic).
+
+// Row sums' accumulators of one row: eight residues j mod 8 held as 8/L vectors of L lanes.
+template <class DD>
+struct LnSums {
+  static constexpr size_t kPer8 = 8 / hn::MaxLanes(DD());
+  hn::Vec<DD> a1[kPer8], a2[kPer8];
+};
+
+// c1 = S1/n and c2 = rstd*S2/n from the vector accumulators, then the tail j >= n8, as LnRowT.
+template <int kIn, class DD>
+HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
+                             const double *w, double mean, double rstd, double &c1, double &c2) {
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  HWY_ALIGN double s1v[8], s2v[8];
+  for (size_t k = 0; k < LnSums<DD>::kPer8; ++k) {
+    hn::Store(acc.a1[k], dd, s1v + k * kLanes);
+    hn::Store(acc.a2[k], dd, s2v + k * kLanes);
+  }
+  double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
+  double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
+  for (int64_t j = n / 8 * 8; j < n; ++j) {
+    const double d = LnLoad<kIn>(dy, j);
+    const double g = w ? d * w[j] : d;
+    s1 += g;
+    s2 = std::fma(g, LnLoad<kIn>(x, j) - mean, s2);
+  }
+  const double dn = static_cast<double>(n);
+  c1 = s1 / dn;
+  c2 = s2 * rstd / dn;
+}
+
+// One step of the first pass at element j (residue group k) of a row.
+template <int kIn, class DD>
+HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const void *dy,
+                          const double *w, hn::Vec<DD> vm, int64_t j) {
+  const auto d = LnLoadV<kIn>(dd, dy, j);
+  const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+  acc.a1[k] = hn::Add(acc.a1[k], g);
+  acc.a2[k] = sh::Fma(dd, g, hn::Sub(LnLoadV<kIn>(dd, x, j), vm), acc.a2[k]);
+}
+
+// Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
+// null); mean/rstd: the rows' values.
+template <int kIn, int kOut>
+HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
+                                 const void *const *dy, void *const *gi, const double *mean,
+                                 const double *rstd, const double *w, double *pw, double *pb) {
+  using DD = hn::ScalableTag<double>;
+  const DD dd;
+  using V = hn::Vec<DD>;
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  constexpr size_t kPer8 = LnSums<DD>::kPer8;
+  const int64_t n8 = n / 8 * 8;
+  LnSums<DD> acc;
+  const auto zero = [&] {
+    for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
+  };
+  // The first row's sums alone.
+  double c1 = 0, c2 = 0;
+  zero();
+  {
+    const V vm = hn::Set(dd, mean[0]);
+    for (int64_t j0 = 0; j0 < n8; j0 += 8)
+      for (size_t k = 0; k < kPer8; ++k)
+        LnSumStep<kIn>(dd, acc, k, x[0], dy[0], w, vm, j0 + static_cast<int64_t>(k * kLanes));
+    LnFinishSums<kIn>(dd, acc, n, x[0], dy[0], w, mean[0], rstd[0], c1, c2);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const bool next = r + 1 < rows;
+    const double na = -(rstd[r] * c1), nb = -(rstd[r] * c2);
+    const V vm = hn::Set(dd, mean[r]), vr = hn::Set(dd, rstd[r]);
+    const V va = hn::Set(dd, na), vb = hn::Set(dd, nb);
+    const void *xr = x[r], *dr = dy[r];
+    void *gr = gi[r];
+    // Row r's second pass, element j.
+    const auto second = [&](int64_t j) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      const V d = LnLoadV<kIn>(dd, dr, j);
+      const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, xr, j), vm), vr);
+      const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+      LnStoreV<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gr, j);
+      if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
+      if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+    };
+    if (next) {
+      zero();
+      const V vm1 = hn::Set(dd, mean[r + 1]);
+      const void *x1 = x[r + 1], *d1 = dy[r + 1];
+      for (int64_t j0 = 0; j0 < n8; j0 += 8)
+        for (size_t k = 0; k < kPer8; ++k) {
+          const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
+          second(j);
+          LnSumStep<kIn>(dd, acc, k, x1, d1, w, vm1, j);
+        }
+    } else {
+      for (int64_t j = 0; j < n8; j += static_cast<int64_t>(kLanes)) second(j);
+    }
+    for (int64_t j = n8; j < n; ++j) {
+      const double d = LnLoad<kIn>(dr, j);
+      const double xh = (LnLoad<kIn>(xr, j) - mean[r]) * rstd[r];
+      const double g = w ? d * w[j] : d;
+      LnStore<kOut>(gr, j, std::fma(xh, nb, std::fma(g, rstd[r], na)));
+      if (pw) pw[j] = std::fma(d, xh, pw[j]);
+      if (pb) pb[j] += d;
+    }
+    if (next)
+      LnFinishSums<kIn>(dd, acc, n, x[r + 1], dy[r + 1], w, mean[r + 1], rstd[r + 1], c1, c2);
+  }
+}
+
+// kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
+void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
+                     void *const *gi, const double *mean, const double *rstd, const double *w,
+                     double *pw, double *pb) {
+  switch (kind) {
+    case 2:
+      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
+    case 3:
+      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
+    default:
+      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
+  }
+}
+
 // in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
 // gradInput. Pairs other than (0 or k, 0 or k) do not occur.
 void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, const void *dy,
@@ -430,6 +558,7 @@ void scatter(char *data, aclDataType t, const Dims &d, int64_t base, const doubl
 
 HWY_EXPORT(LnRow);
 HWY_EXPORT(LnF64ToF16);
+HWY_EXPORT(LnRowsPipelined);
 
 // A row of this view is one contiguous run: read or written in place.
 bool row_is_dense(const RowView &v) {
@@ -500,6 +629,8 @@ void run_plan(const Plan &p, void *workspace) {
   const bool gi_direct = p.gi && out_kind != 0;
   const double *wp = p.has_w ? w.data() : nullptr;
 
+  // Rows read and gradInput written in place, one dtype: the pipelined kernel.
+  const bool pipelined = in_place && gi_direct && in_kind == out_kind;
   // Rows [r0, r1): gather, kernel, scatter; pw/pb may be null.
   const auto do_rows = [&](int64_t r0, int64_t r1, double *pw, double *pb) {
     // Row buffers only where a row is gathered or scattered (uninitialized: always written first).
@@ -513,6 +644,23 @@ void run_plan(const Plan &p, void *workspace) {
     cd.seek(p.dy.outer, p.dy.offset, r0);
     if (p.gi) cg.seek(p.out_gi.outer, p.out_gi.offset, r0);
     const size_t es_in = dtype_size(p.x.dtype), es_out = p.gi ? dtype_size(p.out_gi.dtype) : 0;
+    if (pipelined) {  // every row in place: one pipelined call for the whole run of rows
+      const auto count = static_cast<size_t>(r1 - r0);
+      std::vector<const void *> xs(count), ds(count);
+      std::vector<void *> gs(count);
+      for (size_t k = 0; k < count; ++k) {
+        xs[k] = p.x.data + cx.off * static_cast<int64_t>(es_in);
+        ds[k] = p.dy.data + cd.off * static_cast<int64_t>(es_in);
+        gs[k] = p.out_gi.data + cg.off * static_cast<int64_t>(es_out);
+        cx.next();
+        cd.next();
+        cg.next();
+      }
+      HWY_DYNAMIC_DISPATCH(LnRowsPipelined)
+      (in_kind, r1 - r0, n, xs.data(), ds.data(), gs.data(), mean.data() + r0, rstd.data() + r0, wp,
+       pw, pb);
+      return;
+    }
     for (int64_t r = r0; r < r1; ++r) {
       const void *xr = xb, *dr = db;
       if (in_place) {
