@@ -67,12 +67,14 @@ HWY_INLINE void LnStore(void *p, int64_t j, double v) {
 // gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
 // receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
 //
-// With g = dy*w, S1 = sum(g) and S2 = sum(g*(x - mean)) (rstd, a factor of every term, is applied
-// once to the sum): c1 = S1/n, c2 = rstd*S2/n and gradInput = rstd*g - rstd*c1 - xhat*(rstd*c2),
-// two fused multiply-adds per element. The row sums use eight accumulators, one per residue
-// j mod 8, whatever the vector width (8/L vectors of L lanes), then add them in one fixed order;
-// every multiply-add is fused on every target (sh::Fma): the arithmetic is the same on every
-// target, so every target gives the same bits.
+// With g = dy*w, xhat = (x - mean)*rstd, S1 = sum(g) and S2 = sum(g*xhat): c1 = S1/n, c2 = S2/n
+// and gradInput = rstd * ((g - c1) - xhat*c2), the inner part one fused multiply-add. The order
+// of the operations is the reference's (rstd applied last, xhat per element), so infinities and
+// NaNs combine as in the reference (LN-SPECIAL-1: distributing rstd turns inf*(a - b) into
+// inf - inf = NaN; folding rstd into S2 skips a 0*inf = NaN term). The row sums use eight
+// accumulators, one per residue j mod 8, whatever the vector width (8/L vectors of L lanes), then
+// add them in one fixed order; every multiply-add is fused on every target (sh::Fma): the
+// arithmetic is the same on every target, so every target gives the same bits.
 template <int kIn, int kOut, bool kGI>
 HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w, double mean,
                        double rstd, void *gi, double *pw, double *pb, const char *nx,
@@ -92,7 +94,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
         const V d = LnLoadV<kIn>(dd, dy, j);
         const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
         a1 = hn::Add(a1, g);
-        a2 = sh::Fma(dd, g, hn::Sub(LnLoadV<kIn>(dd, x, j), vm), a2);
+        a2 = sh::Fma(dd, g, hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr), a2);
       }
       hn::Store(a1, dd, s1v + k * lanes);
       hn::Store(a2, dd, s2v + k * lanes);
@@ -103,14 +105,13 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
       const double d = LnLoad<kIn>(dy, j);
       const double g = w ? d * w[j] : d;
       s1 += g;
-      s2 = std::fma(g, LnLoad<kIn>(x, j) - mean, s2);
+      s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
     }
     const double dn = static_cast<double>(n);
     c1 = s1 / dn;
-    c2 = s2 * rstd / dn;
+    c2 = s2 / dn;
   }
-  const double na = -(rstd * c1), nb = -(rstd * c2);
-  const V va = hn::Set(dd, na), vb = hn::Set(dd, nb);
+  const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
   constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
   for (int64_t j = 0; j < n8; j += lanes) {
     // The next row's x and dy (in place rows), fetched while this pass has no reads of its own
@@ -123,7 +124,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
     if constexpr (kGI) {
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      LnStoreV<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gi, j);
+      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gi, j);
     }
     if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
@@ -133,7 +134,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
     if constexpr (kGI) {
       const double g = w ? d * w[j] : d;
-      LnStore<kOut>(gi, j, std::fma(xh, nb, std::fma(g, rstd, na)));
+      LnStore<kOut>(gi, j, rstd * std::fma(xh, -c2, g - c1));
     }
     if (pw) pw[j] = std::fma(d, xh, pw[j]);
     if (pb) pb[j] += d;
@@ -153,7 +154,7 @@ struct LnSums {
   hn::Vec<DD> a1[kPer8], a2[kPer8];
 };
 
-// c1 = S1/n and c2 = rstd*S2/n from the vector accumulators, then the tail j >= n8, as LnRowT.
+// c1 = S1/n and c2 = S2/n from the vector accumulators, then the tail j >= n8, as LnRowT.
 template <int kIn, class DD>
 HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
                              const double *w, double mean, double rstd, double &c1, double &c2) {
@@ -169,21 +170,21 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
     const double d = LnLoad<kIn>(dy, j);
     const double g = w ? d * w[j] : d;
     s1 += g;
-    s2 = std::fma(g, LnLoad<kIn>(x, j) - mean, s2);
+    s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
   }
   const double dn = static_cast<double>(n);
   c1 = s1 / dn;
-  c2 = s2 * rstd / dn;
+  c2 = s2 / dn;
 }
 
 // One step of the first pass at element j (residue group k) of a row.
 template <int kIn, class DD>
 HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const void *dy,
-                          const double *w, hn::Vec<DD> vm, int64_t j) {
+                          const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j) {
   const auto d = LnLoadV<kIn>(dd, dy, j);
   const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
   acc.a1[k] = hn::Add(acc.a1[k], g);
-  acc.a2[k] = sh::Fma(dd, g, hn::Sub(LnLoadV<kIn>(dd, x, j), vm), acc.a2[k]);
+  acc.a2[k] = sh::Fma(dd, g, hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr), acc.a2[k]);
 }
 
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
@@ -206,17 +207,17 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
   double c1 = 0, c2 = 0;
   zero();
   {
-    const V vm = hn::Set(dd, mean[0]);
+    const V vm = hn::Set(dd, mean[0]), vr = hn::Set(dd, rstd[0]);
     for (int64_t j0 = 0; j0 < n8; j0 += 8)
       for (size_t k = 0; k < kPer8; ++k)
-        LnSumStep<kIn>(dd, acc, k, x[0], dy[0], w, vm, j0 + static_cast<int64_t>(k * kLanes));
+        LnSumStep<kIn>(dd, acc, k, x[0], dy[0], w, vm, vr, j0 + static_cast<int64_t>(k * kLanes));
     LnFinishSums<kIn>(dd, acc, n, x[0], dy[0], w, mean[0], rstd[0], c1, c2);
   }
   for (int64_t r = 0; r < rows; ++r) {
     const bool next = r + 1 < rows;
-    const double na = -(rstd[r] * c1), nb = -(rstd[r] * c2);
+
     const V vm = hn::Set(dd, mean[r]), vr = hn::Set(dd, rstd[r]);
-    const V va = hn::Set(dd, na), vb = hn::Set(dd, nb);
+    const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
     const void *xr = x[r], *dr = dy[r];
     void *gr = gi[r];
     // Row r's second pass, element j.
@@ -224,19 +225,19 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
       const V d = LnLoadV<kIn>(dd, dr, j);
       const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, xr, j), vm), vr);
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      LnStoreV<kOut>(dd, sh::Fma(dd, xh, vb, sh::Fma(dd, g, vr, va)), gr, j);
+      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
       if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
       if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
     };
     if (next) {
       zero();
-      const V vm1 = hn::Set(dd, mean[r + 1]);
+      const V vm1 = hn::Set(dd, mean[r + 1]), vr1 = hn::Set(dd, rstd[r + 1]);
       const void *x1 = x[r + 1], *d1 = dy[r + 1];
       for (int64_t j0 = 0; j0 < n8; j0 += 8)
         for (size_t k = 0; k < kPer8; ++k) {
           const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
           second(j);
-          LnSumStep<kIn>(dd, acc, k, x1, d1, w, vm1, j);
+          LnSumStep<kIn>(dd, acc, k, x1, d1, w, vm1, vr1, j);
         }
     } else {
       for (int64_t j = 0; j < n8; j += static_cast<int64_t>(kLanes)) second(j);
@@ -245,7 +246,7 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
       const double d = LnLoad<kIn>(dr, j);
       const double xh = (LnLoad<kIn>(xr, j) - mean[r]) * rstd[r];
       const double g = w ? d * w[j] : d;
-      LnStore<kOut>(gr, j, std::fma(xh, nb, std::fma(g, rstd[r], na)));
+      LnStore<kOut>(gr, j, rstd[r] * std::fma(xh, -c2, g - c1));
       if (pw) pw[j] = std::fma(d, xh, pw[j]);
       if (pb) pb[j] += d;
     }
