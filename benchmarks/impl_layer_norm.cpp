@@ -104,6 +104,10 @@ BENCHMARK(BM_LayerNormBackward)
     // gradInput only (no workspace, no column sums)
     ->Args({4096, 1024, 0, 1, 1})
     ->Args({4096, 1024, 0, 1, 0})
+    // in cache (x, dy and gradInput 256 KiB each in fp32): the kernel's own cost, not memory's
+    ->Args({64, 1024, 0, 7, 1})
+    ->Args({64, 1024, 1, 7, 1})
+    ->Args({64, 1024, 0, 1, 1})
     // few long rows
     ->Args({64, 65536, 0, 7, 1})
     ->Args({64, 65536, 0, 7, 0})

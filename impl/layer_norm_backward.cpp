@@ -18,6 +18,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "impl/dtype.hpp"
@@ -43,6 +45,16 @@ HWY_INLINE hn::Vec<DD> LnLoadV(DD dd, const void *p, int64_t j) {
   else
     return sh::LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
 }
+// One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
+// cheaper round-to-odd route: the same bits).
+template <int kOut, class DD>
+HWY_INLINE void LnStoreV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
+  if constexpr (kOut == 2)
+    hn::StoreU(sh::F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(),
+               static_cast<uint16_t *>(p) + j);
+  else
+    sh::StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
+}
 template <int kKind>
 HWY_INLINE void LnStore(void *p, int64_t j, double v) {
   if constexpr (kKind == 0) static_cast<double *>(p)[j] = v;
@@ -55,12 +67,18 @@ HWY_INLINE void LnStore(void *p, int64_t j, double v) {
 // gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
 // receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
 //
-// The row sums use eight accumulators, one per residue j mod 8, whatever the vector width (8/L
-// vectors of L lanes), then add them in one fixed order: the arithmetic is the same on every
-// target, so every target gives the same bits.
+// With g = dy*w, xhat = (x - mean)*rstd, S1 = sum(g) and S2 = sum(g*xhat): c1 = S1/n, c2 = S2/n
+// and gradInput = rstd * ((g - c1) - xhat*c2), the inner part one fused multiply-add. The order
+// of the operations is the reference's (rstd applied last, xhat per element), so infinities and
+// NaNs combine as in the reference (LN-SPECIAL-1: distributing rstd turns inf*(a - b) into
+// inf - inf = NaN; folding rstd into S2 skips a 0*inf = NaN term). The row sums use eight
+// accumulators, one per residue j mod 8, whatever the vector width (8/L vectors of L lanes), then
+// add them in one fixed order; every multiply-add is fused on every target (sh::Fma): the
+// arithmetic is the same on every target, so every target gives the same bits.
 template <int kIn, int kOut, bool kGI>
 HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w, double mean,
-                       double rstd, void *gi, double *pw, double *pb) {
+                       double rstd, void *gi, double *pw, double *pb, const char *nx,
+                       const char *ndy) {
   const hn::ScalableTag<double> dd;
   using V = hn::Vec<decltype(dd)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
@@ -75,9 +93,8 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
       for (int64_t j = k * lanes; j < n8; j += 8) {
         const V d = LnLoadV<kIn>(dd, dy, j);
         const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-        const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
         a1 = hn::Add(a1, g);
-        a2 = hn::Add(a2, hn::Mul(g, xh));
+        a2 = sh::Fma(dd, g, hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr), a2);
       }
       hn::Store(a1, dd, s1v + k * lanes);
       hn::Store(a2, dd, s2v + k * lanes);
@@ -87,24 +104,29 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     for (int64_t j = n8; j < n; ++j) {
       const double d = LnLoad<kIn>(dy, j);
       const double g = w ? d * w[j] : d;
-      const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
       s1 += g;
-      s2 += g * xh;
+      s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
     }
     const double dn = static_cast<double>(n);
     c1 = s1 / dn;
     c2 = s2 / dn;
   }
-  const V vc1 = hn::Set(dd, c1), vc2 = hn::Set(dd, c2);
+  const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
+  constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
   for (int64_t j = 0; j < n8; j += lanes) {
+    // The next row's x and dy (in place rows), fetched while this pass has no reads of its own
+    // from memory: the first pass of the next row then finds them in cache.
+    if (nx != nullptr && (j * kInBytes) % 64 == 0) {
+      __builtin_prefetch(nx + j * kInBytes, 0, 3);
+      __builtin_prefetch(ndy + j * kInBytes, 0, 3);
+    }
     const V d = LnLoadV<kIn>(dd, dy, j);
     const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
     if constexpr (kGI) {
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      sh::StoreAs<kOut>(dd, hn::Mul(vr, hn::Sub(hn::Sub(g, vc1), hn::Mul(xh, vc2))), gi,
-                        static_cast<size_t>(j));
+      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gi, j);
     }
-    if (pw) hn::StoreU(hn::Add(hn::LoadU(dd, pw + j), hn::Mul(d, xh)), dd, pw + j);
+    if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
   }
   for (int64_t j = n8; j < n; ++j) {
@@ -112,23 +134,152 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
     if constexpr (kGI) {
       const double g = w ? d * w[j] : d;
-      LnStore<kOut>(gi, j, rstd * ((g - c1) - xh * c2));
+      LnStore<kOut>(gi, j, rstd * std::fma(xh, -c2, g - c1));
     }
-    if (pw) pw[j] += d * xh;
+    if (pw) pw[j] = std::fma(d, xh, pw[j]);
     if (pb) pb[j] += d;
+  }
+}
+
+// ---- rows in place, pipelined -----------------------------------------------------------------
+// The same arithmetic as LnRowT (same operations, same accumulators, same order per row), arranged
+// so that the second pass over row r (its data in cache) and the first pass over row r + 1 (its
+// data arriving from memory) run in one loop: the core computes while the next row streams in,
+// instead of the two alternating (LnRowT's first pass waits on memory, its second on arithmetic).
+
+// Row sums' accumulators of one row: eight residues j mod 8 held as 8/L vectors of L lanes.
+template <class DD>
+struct LnSums {
+  static constexpr size_t kPer8 = 8 / hn::MaxLanes(DD());
+  hn::Vec<DD> a1[kPer8], a2[kPer8];
+};
+
+// c1 = S1/n and c2 = S2/n from the vector accumulators, then the tail j >= n8, as LnRowT.
+template <int kIn, class DD>
+HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
+                             const double *w, double mean, double rstd, double &c1, double &c2) {
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  HWY_ALIGN double s1v[8], s2v[8];
+  for (size_t k = 0; k < LnSums<DD>::kPer8; ++k) {
+    hn::Store(acc.a1[k], dd, s1v + k * kLanes);
+    hn::Store(acc.a2[k], dd, s2v + k * kLanes);
+  }
+  double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
+  double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
+  for (int64_t j = n / 8 * 8; j < n; ++j) {
+    const double d = LnLoad<kIn>(dy, j);
+    const double g = w ? d * w[j] : d;
+    s1 += g;
+    s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
+  }
+  const double dn = static_cast<double>(n);
+  c1 = s1 / dn;
+  c2 = s2 / dn;
+}
+
+// One step of the first pass at element j (residue group k) of a row.
+template <int kIn, class DD>
+HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const void *dy,
+                          const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j) {
+  const auto d = LnLoadV<kIn>(dd, dy, j);
+  const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+  acc.a1[k] = hn::Add(acc.a1[k], g);
+  acc.a2[k] = sh::Fma(dd, g, hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr), acc.a2[k]);
+}
+
+// Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
+// null); mean/rstd: the rows' values.
+template <int kIn, int kOut>
+HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
+                                 const void *const *dy, void *const *gi, const double *mean,
+                                 const double *rstd, const double *w, double *pw, double *pb) {
+  using DD = hn::ScalableTag<double>;
+  const DD dd;
+  using V = hn::Vec<DD>;
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  constexpr size_t kPer8 = LnSums<DD>::kPer8;
+  const int64_t n8 = n / 8 * 8;
+  LnSums<DD> acc;
+  const auto zero = [&] {
+    for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
+  };
+  // The first row's sums alone.
+  double c1 = 0, c2 = 0;
+  zero();
+  {
+    const V vm = hn::Set(dd, mean[0]), vr = hn::Set(dd, rstd[0]);
+    for (int64_t j0 = 0; j0 < n8; j0 += 8)
+      for (size_t k = 0; k < kPer8; ++k)
+        LnSumStep<kIn>(dd, acc, k, x[0], dy[0], w, vm, vr, j0 + static_cast<int64_t>(k * kLanes));
+    LnFinishSums<kIn>(dd, acc, n, x[0], dy[0], w, mean[0], rstd[0], c1, c2);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const bool next = r + 1 < rows;
+
+    const V vm = hn::Set(dd, mean[r]), vr = hn::Set(dd, rstd[r]);
+    const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
+    const void *xr = x[r], *dr = dy[r];
+    void *gr = gi[r];
+    // Row r's second pass, element j.
+    const auto second = [&](int64_t j) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      const V d = LnLoadV<kIn>(dd, dr, j);
+      const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, xr, j), vm), vr);
+      const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
+      if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
+      if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+    };
+    if (next) {
+      zero();
+      const V vm1 = hn::Set(dd, mean[r + 1]), vr1 = hn::Set(dd, rstd[r + 1]);
+      const void *x1 = x[r + 1], *d1 = dy[r + 1];
+      for (int64_t j0 = 0; j0 < n8; j0 += 8)
+        for (size_t k = 0; k < kPer8; ++k) {
+          const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
+          second(j);
+          LnSumStep<kIn>(dd, acc, k, x1, d1, w, vm1, vr1, j);
+        }
+    } else {
+      for (int64_t j = 0; j < n8; j += static_cast<int64_t>(kLanes)) second(j);
+    }
+    for (int64_t j = n8; j < n; ++j) {
+      const double d = LnLoad<kIn>(dr, j);
+      const double xh = (LnLoad<kIn>(xr, j) - mean[r]) * rstd[r];
+      const double g = w ? d * w[j] : d;
+      LnStore<kOut>(gr, j, rstd[r] * std::fma(xh, -c2, g - c1));
+      if (pw) pw[j] = std::fma(d, xh, pw[j]);
+      if (pb) pb[j] += d;
+    }
+    if (next)
+      LnFinishSums<kIn>(dd, acc, n, x[r + 1], dy[r + 1], w, mean[r + 1], rstd[r + 1], c1, c2);
+  }
+}
+
+// kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
+void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
+                     void *const *gi, const double *mean, const double *rstd, const double *w,
+                     double *pw, double *pb) {
+  switch (kind) {
+    case 2:
+      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
+    case 3:
+      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
+    default:
+      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
   }
 }
 
 // in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
 // gradInput. Pairs other than (0 or k, 0 or k) do not occur.
 void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, const void *dy,
-           const double *w, double mean, double rstd, void *gi, double *pw, double *pb) {
+           const double *w, double mean, double rstd, void *gi, double *pw, double *pb,
+           const char *nx, const char *ndy) {
   const auto call = [&](auto in_c, auto out_c) {
     constexpr int kIn = decltype(in_c)::value, kOut = decltype(out_c)::value;
     if (want_gi)
-      LnRowT<kIn, kOut, true>(n, x, dy, w, mean, rstd, gi, pw, pb);
+      LnRowT<kIn, kOut, true>(n, x, dy, w, mean, rstd, gi, pw, pb, nx, ndy);
     else
-      LnRowT<kIn, kOut, false>(n, x, dy, w, mean, rstd, gi, pw, pb);
+      LnRowT<kIn, kOut, false>(n, x, dy, w, mean, rstd, gi, pw, pb, nx, ndy);
   };
   using I0 = std::integral_constant<int, 0>;
   using I1 = std::integral_constant<int, 1>;
@@ -148,6 +299,22 @@ void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, co
                   : (out_d ? call(I3(), I0()) : call(I3(), I3()));
     default:
       return call(I0(), I0());
+  }
+}
+
+// The narrowing above over an array (simd::f64_to_f16_via_odd, for tests); n % lanes elements at
+// the end one vector at a time through a padded copy.
+void LnF64ToF16(const double *src, uint16_t *dst, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) LnStoreV<2>(dd, hn::LoadU(dd, src + i), dst, int64_t(i));
+  if (i < n) {
+    HWY_ALIGN double in[16] = {};
+    HWY_ALIGN uint16_t out[16];
+    std::memcpy(in, src + i, (n - i) * sizeof(double));
+    LnStoreV<2>(dd, hn::Load(dd, in), out, 0);
+    std::memcpy(dst + i, out, (n - i) * sizeof(uint16_t));
   }
 }
 
@@ -391,6 +558,8 @@ void scatter(char *data, aclDataType t, const Dims &d, int64_t base, const doubl
 // ---- the row kernel ------------------------------------------------------------------------
 
 HWY_EXPORT(LnRow);
+HWY_EXPORT(LnF64ToF16);
+HWY_EXPORT(LnRowsPipelined);
 
 // A row of this view is one contiguous run: read or written in place.
 bool row_is_dense(const RowView &v) {
@@ -461,6 +630,8 @@ void run_plan(const Plan &p, void *workspace) {
   const bool gi_direct = p.gi && out_kind != 0;
   const double *wp = p.has_w ? w.data() : nullptr;
 
+  // Rows read and gradInput written in place, one dtype: the pipelined kernel.
+  const bool pipelined = in_place && gi_direct && in_kind == out_kind;
   // Rows [r0, r1): gather, kernel, scatter; pw/pb may be null.
   const auto do_rows = [&](int64_t r0, int64_t r1, double *pw, double *pb) {
     // Row buffers only where a row is gathered or scattered (uninitialized: always written first).
@@ -474,6 +645,23 @@ void run_plan(const Plan &p, void *workspace) {
     cd.seek(p.dy.outer, p.dy.offset, r0);
     if (p.gi) cg.seek(p.out_gi.outer, p.out_gi.offset, r0);
     const size_t es_in = dtype_size(p.x.dtype), es_out = p.gi ? dtype_size(p.out_gi.dtype) : 0;
+    if (pipelined) {  // every row in place: one pipelined call for the whole run of rows
+      const auto count = static_cast<size_t>(r1 - r0);
+      std::vector<const void *> xs(count), ds(count);
+      std::vector<void *> gs(count);
+      for (size_t k = 0; k < count; ++k) {
+        xs[k] = p.x.data + cx.off * static_cast<int64_t>(es_in);
+        ds[k] = p.dy.data + cd.off * static_cast<int64_t>(es_in);
+        gs[k] = p.out_gi.data + cg.off * static_cast<int64_t>(es_out);
+        cx.next();
+        cd.next();
+        cg.next();
+      }
+      HWY_DYNAMIC_DISPATCH(LnRowsPipelined)
+      (in_kind, r1 - r0, n, xs.data(), ds.data(), gs.data(), mean.data() + r0, rstd.data() + r0, wp,
+       pw, pb);
+      return;
+    }
     for (int64_t r = r0; r < r1; ++r) {
       const void *xr = xb, *dr = db;
       if (in_place) {
@@ -486,8 +674,16 @@ void run_plan(const Plan &p, void *workspace) {
       void *gr = gi_direct
                      ? static_cast<void *>(p.out_gi.data + cg.off * static_cast<int64_t>(es_out))
                      : static_cast<void *>(gb);
+      const char *nx = nullptr, *ndy = nullptr;  // the next row, to prefetch
+      if (in_place && r + 1 < r1) {
+        RowCursor px = cx, pd = cd;
+        px.next();
+        pd.next();
+        nx = p.x.data + px.off * static_cast<int64_t>(es_in);
+        ndy = p.dy.data + pd.off * static_cast<int64_t>(es_in);
+      }
       HWY_DYNAMIC_DISPATCH(LnRow)
-      (in_kind, out_kind, p.gi, n, xr, dr, wp, mean[r], rstd[r], gr, pw, pb);
+      (in_kind, out_kind, p.gi, n, xr, dr, wp, mean[r], rstd[r], gr, pw, pb, nx, ndy);
       if (p.gi) {
         if (!gi_direct) scatter(p.out_gi.data, p.out_gi.dtype, p.out_gi.inner, cg.off, gb);
         cg.next();
@@ -555,6 +751,10 @@ aclnnStatus check_float_dtype(const char *name, const aclTensor *t, Soc soc) {
 }
 
 }  // namespace
+
+void simd::f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LnF64ToF16)(src, dst, n);
+}
 }  // namespace aclnn_cpu
 
 using namespace aclnn_cpu;

@@ -406,6 +406,26 @@ HWY_INLINE hn::Vec<D> Horner(D d, hn::Vec<D> s, const hn::TFromD<D> (&c)[N]) {
   return p;
 }
 
+// ---- LayerNormBackward's additions (perf-ln) ------------------------------------------------
+
+// double -> binary16 bits, one rounding to nearest even: the same bits as F16FromF64, in about a
+// third of the operations on the F16C targets. The double is first rounded to odd at float's 24
+// bits (truncated, with the last kept bit set when any dropped bit is set), which float holds
+// exactly; rounding that to 11 bits (F16FromF32) is then the correct rounding of the double
+// (round-to-odd at p >= q + 2 bits followed by round-to-nearest at q bits is the direct rounding).
+// Values below float's normal range round to +-0 in binary16 by either route; values beyond it
+// become +-inf; NaN stays NaN (F16FromF32 makes it sign | 0x7e00, as F16FromF64 does).
+template <class DD>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64ViaOdd(DD dd, hn::Vec<DD> v) {
+  const hn::RebindToUnsigned<DD> du;
+  const auto dropped = hn::Set(du, (uint64_t{1} << 29) - 1);  // 52 - 23 low mantissa bits
+  const auto b = hn::BitCast(du, v);
+  const auto sticky =
+      hn::IfThenElseZero(hn::Ne(hn::And(b, dropped), hn::Zero(du)), hn::Set(du, uint64_t{1} << 29));
+  const auto odd = hn::BitCast(dd, hn::Or(hn::AndNot(dropped, b), sticky));
+  return F16FromF32(hn::Rebind<float, DD>(), F32FromF64(dd, odd));
+}
+
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -45,4 +45,9 @@ std::string current_target_name();
 // Not thread-safe: for tests and benchmarks only.
 void force_target(int64_t target);
 
+// ---- LayerNormBackward's additions (perf-ln) ------------------------------------------------
+// double -> binary16 as LayerNormBackward's row kernel narrows (F16FromF64ViaOdd); the same bits as
+// f64_to_f16 (tested on every target). Defined in impl/layer_norm_backward.cpp.
+void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
+
 }  // namespace aclnn_cpu::simd
