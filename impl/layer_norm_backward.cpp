@@ -63,6 +63,25 @@ HWY_INLINE void LnStore(void *p, int64_t j, double v) {
   if constexpr (kKind == 3) static_cast<uint16_t *>(p)[j] = double_to_bf16(v);
 }
 
+// c1 = S1/n and c2 = S2/n: the eight residue sums added in one fixed order, then the tail
+// j >= n8 element by element (shared by both row kernels, so both give the same bits).
+template <int kIn>
+inline void LnCombineSums(const double *s1v, const double *s2v, int64_t n, const void *x,
+                          const void *dy, const double *w, double mean, double rstd, double &c1,
+                          double &c2) {
+  double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
+  double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
+  for (int64_t j = n / 8 * 8; j < n; ++j) {
+    const double d = LnLoad<kIn>(dy, j);
+    const double g = w ? d * w[j] : d;
+    s1 += g;
+    s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
+  }
+  const double dn = static_cast<double>(n);
+  c1 = s1 / dn;
+  c2 = s2 / dn;
+}
+
 // One row of n elements: x and dy of kind kIn (a row in place, or a gathered double row),
 // gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
 // receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
@@ -99,17 +118,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
       hn::Store(a1, dd, s1v + k * lanes);
       hn::Store(a2, dd, s2v + k * lanes);
     }
-    double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
-    double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
-    for (int64_t j = n8; j < n; ++j) {
-      const double d = LnLoad<kIn>(dy, j);
-      const double g = w ? d * w[j] : d;
-      s1 += g;
-      s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
-    }
-    const double dn = static_cast<double>(n);
-    c1 = s1 / dn;
-    c2 = s2 / dn;
+    LnCombineSums<kIn>(s1v, s2v, n, x, dy, w, mean, rstd, c1, c2);
   }
   const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
   constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
@@ -154,7 +163,7 @@ struct LnSums {
   hn::Vec<DD> a1[kPer8], a2[kPer8];
 };
 
-// c1 = S1/n and c2 = S2/n from the vector accumulators, then the tail j >= n8, as LnRowT.
+// c1 and c2 from the vector accumulators (LnCombineSums, as LnRowT).
 template <int kIn, class DD>
 HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
                              const double *w, double mean, double rstd, double &c1, double &c2) {
@@ -164,17 +173,7 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
     hn::Store(acc.a1[k], dd, s1v + k * kLanes);
     hn::Store(acc.a2[k], dd, s2v + k * kLanes);
   }
-  double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
-  double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
-  for (int64_t j = n / 8 * 8; j < n; ++j) {
-    const double d = LnLoad<kIn>(dy, j);
-    const double g = w ? d * w[j] : d;
-    s1 += g;
-    s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
-  }
-  const double dn = static_cast<double>(n);
-  c1 = s1 / dn;
-  c2 = s2 / dn;
+  LnCombineSums<kIn>(s1v, s2v, n, x, dy, w, mean, rstd, c1, c2);
 }
 
 // One step of the first pass at element j (residue group k) of a row.
