@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -86,10 +87,16 @@ ClauseList read_clause_list(const std::string &path) {
     out.error = path + ": not a regular file";
     return out;
   }
+  // Read at most one byte over the limit (a file may grow between the size and the read).
+  const auto size = fs::file_size(path, ec);
+  if (ec) {
+    out.error = fmt::format("{}: cannot read: {}", path, ec.message());
+    return out;
+  }
+  std::string text(std::min<uintmax_t>(size, kClauseListMaxBytes + 1), '\0');
   std::ifstream in(path, std::ios::binary);
-  std::string text(kClauseListMaxBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad() || (!in && !in.eof())) {
+  if (!in && !(in.eof() && !in.bad())) {
     out.error = path + ": cannot read";
     return out;
   }
