@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "campaign/campaign.hpp"
+#include "campaign/clause_lists.hpp"
 #include "campaign/corpus.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/golden.hpp"
@@ -149,19 +150,10 @@ std::set<std::string> known_variants() {
 }
 
 std::vector<std::string> read_list(const std::string &flag, const std::string &path) {
-  std::vector<std::string> out;
-  if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) throw UsageError(flag + ": cannot read " + path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    line.erase(0, line.find_first_not_of(" \t\r"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
+  if (path.empty()) return {};
+  auto list = read_clause_list(path);
+  if (!list.error.empty()) throw UsageError(flag + ": " + list.error);
+  return std::move(list.entries);
 }
 
 nlohmann::json read_json(const std::string &what, const fs::path &p) {
@@ -545,7 +537,7 @@ int run_cli(int argc, char **argv) {
     // Relative .bin paths are taken from the request file's folder unless it says otherwise.
     if (!request.contains("base_dir"))
       request["base_dir"] = fs::absolute(golden_request).parent_path().string();
-    const auto summary = run_golden(request, golden_out);
+    const auto summary = run_golden(request, golden_out, golden_request);
     std::cout << summary.dump(1) << "\n";
     return kExitConformant;
   }

@@ -103,8 +103,11 @@ void fuzz_runtime(FuzzedDataProvider &fdp) {
   require(aclrtDestroyStream(s) == ACL_ERROR_INVALID_PARAM, "a stream destroyed twice");
   require(aclrtCreateStream(nullptr) == ACL_ERROR_INVALID_PARAM, "aclrtCreateStream(NULL)");
   const int32_t dev = fdp.ConsumeIntegral<int32_t>();
-  require(aclrtSetDevice(dev) == (dev == 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_DEVICE),
+  // The runtime's code for a bad device ID (rt_error_codes.h), as the vendor runtime returns.
+  require(aclrtSetDevice(dev) == (dev == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID),
           "aclrtSetDevice");
+  require(aclrtResetDevice(dev) == (dev == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID),
+          "aclrtResetDevice");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 # inputs per target and in total; exits 1 if any target reports a finding (crash, sanitizer report,
 # leak, timeout, out-of-memory), whose input lands in build-fuzz/fuzz/artifacts/.
 #   bash scripts/fuzz-long.sh [SECONDS] [TARGET...]      e.g. bash scripts/fuzz-long.sh 60 gelu_backward
+# No TARGET: the six ABI targets; TARGET `framework`: the four parsers of user files (case_json,
+# merge_report, golden_request, clause_list).
 # ACLNN_FUZZ_BUILD_DIR overrides the build tree; ACLNN_FUZZ_MERGE=1 minimises each working corpus
 # back into fuzz/corpus/<target> afterwards (to grow the committed seeds).
 set -euo pipefail
@@ -14,6 +16,9 @@ shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(gelu_backward selu_backward logit_grad layer_norm_backward
                                grouped_bias_add_grad tensor_runtime)
+if [[ ${targets[*]} == framework ]]; then
+  targets=(case_json merge_report golden_request clause_list)
+fi
 build=${ACLNN_FUZZ_BUILD_DIR:-build-fuzz}
 if [[ ! -f $build/build.ninja ]]; then
   cmake --preset fuzz -B "$build" >/dev/null

@@ -214,6 +214,115 @@ TEST_F(Golden, MalformedRequestsAreExplained) {
       << message(req);
 }
 
+// Every refusal names the request file (when given) and the problem; JSON of the wrong type is a
+// refusal too, never nlohmann's own exception (the CLI would call that an internal error).
+TEST_F(Golden, MalformedRequestsNameTheFileAndTheField) {
+  const std::string dy = write_values("dy", DType::kFloat32, kDy);
+  const std::string x = write_values("x", DType::kFloat32, kX);
+  auto message = [&](const json &req) {
+    try {
+      golden_case(req, "req.json");
+    } catch (const std::runtime_error &e) {
+      return std::string(e.what());
+    } catch (const std::exception &e) {
+      return "wrong exception type: " + std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto expect = [&](const json &req, const std::string &problem) {
+    const std::string m = message(req);
+    EXPECT_EQ(m.rfind("golden request req.json: ", 0), 0u) << m;
+    EXPECT_NE(m.find(problem), std::string::npos) << m;
+  };
+  json req = gelu_request(dy, x);
+  req["op"] = 7;
+  expect(req, "no \"op\"");
+  req = gelu_request(dy, x);
+  req["product"] = 1;
+  expect(req, "\"product\" must be a string");
+  req = gelu_request(dy, x);
+  req["variants"] = {"tanh-approx", 2};
+  expect(req, "\"variants\" must be an array of strings");
+  req = gelu_request(dy, x);
+  req["base_dir"] = json::array();
+  expect(req, "\"base_dir\" must be a string");
+  req = gelu_request(dy, x);
+  req["tensors"][0] = 3;
+  expect(req, "every entry of \"tensors\" must be an object");
+  req = gelu_request(dy, x);
+  req["tensors"][0].erase("name");
+  expect(req, "a tensor without \"name\"");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["name"] = 5;
+  expect(req, "\"name\" must be a string");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["null"] = "yes";
+  expect(req, "tensor gradOutput: \"null\" must be true or false");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["dtype"] = 0;
+  expect(req, "tensor gradOutput: \"dtype\" must be a string");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["file"] = 0;
+  expect(req, "tensor gradOutput: \"file\" must be a string");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["offset"] = 1.5;
+  expect(req, "tensor gradOutput: \"offset\" must be an integer");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["shape"] = {2, 3.5};
+  expect(req, "tensor gradOutput: \"shape\" must be an array of integers");
+  req = gelu_request(dy, x);
+  req["tensors"][0]["shape"] = {2, json(UINT64_MAX)};
+  expect(req, "tensor gradOutput: \"shape\" must be an array of integers");
+  req = gelu_request(dy, x);
+  req["tensors"].push_back(req["tensors"][0]);
+  expect(req, "tensor gradOutput is given twice");
+  req = gelu_request(dy, x);
+  req["tensors"][1]["file"] = "in/dy.bin";  // relative to base_dir
+  req["base_dir"] = dir_.string();
+  EXPECT_EQ(message(req), "no error");
+  req["tensors"][1]["file"] = "in";  // a folder
+  expect(req, "tensor self: " + (dir_ / "in").string() + " is not a regular file");
+  req = gelu_request(dy, x);
+  req["attrs"] = {{"bogus", 1}};
+  expect(req, "GeluBackward has no attribute \"bogus\"");
+}
+
+// Sizes are checked before anything is allocated: an output (which needs no file) of 2^40
+// elements, a stride that spans 2^62 elements, a shape whose element count overflows int64.
+TEST_F(Golden, HugeTensorsAreRefusedBeforeAllocation) {
+  const std::string dy = write_values("dy", DType::kFloat32, kDy);
+  const std::string x = write_values("x", DType::kFloat32, kX);
+  auto expect_too_large = [&](const json &req) {
+    try {
+      golden_case(req, "req.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const std::runtime_error &e) {
+      EXPECT_NE(std::string(e.what()).find("tensor gradInput: the view or the storage it spans "
+                                           "exceeds 1073741824 bytes"),
+                std::string::npos)
+          << e.what();
+    }
+  };
+  json req = gelu_request(dy, x);
+  req["tensors"][2]["shape"] = {int64_t{1} << 20, int64_t{1} << 20};
+  expect_too_large(req);
+  req["tensors"][2]["shape"] = {int64_t{1} << 40, int64_t{1} << 40, 0};  // empty, but
+  req["tensors"][2]["offset"] = int64_t{1} << 62;                        // far out
+  req["tensors"][2]["strides"] = {1, 1, 1};
+  expect_too_large(req);
+  req = gelu_request(dy, x);
+  req["tensors"][2]["strides"] = {int64_t{1} << 62, 1};
+  expect_too_large(req);
+  req = gelu_request(dy, x);
+  req["tensors"][2]["shape"] = {int64_t{1} << 32, int64_t{1} << 32, 4};
+  req["tensors"][2]["strides"] = {0, 0, 0};  // one storage element, 2^66 view elements
+  expect_too_large(req);
+  // The bound is a parameter: the same request parses under a larger one it fits.
+  req = gelu_request(dy, x);
+  EXPECT_NO_THROW(parse_golden_request(req, "req.json", 24));
+  EXPECT_THROW(parse_golden_request(req, "req.json", 23), std::runtime_error);
+}
+
 TEST_F(Golden, AttributesOfOtherOps) {
   // LogitGrad's eps: a number (or hex-float text) of the signature's kind.
   const std::string x = write_values("x", DType::kFloat32, {0.25, 0.5, 0.75, 1.5});
