@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using aclnn_ref::DType;
 
 [[noreturn]] void fail(const std::string &source, const std::string &what) {
-  throw std::runtime_error("golden request" + (source.empty() ? "" : " " + source) + ": " + what);
+  golden_request_error(source, what);
 }
 
 // The op's tensor and attribute names (and attribute kinds) in signature order, read off one

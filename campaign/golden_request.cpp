@@ -11,14 +11,18 @@
 #include <stdexcept>
 
 namespace aclnn_conform {
+
+void golden_request_error(const std::string &source, const std::string &what) {
+  throw std::runtime_error("golden request" + (source.empty() ? "" : " " + source) + ": " + what);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
 using aclnn_ref::DType;
 
-// Every refusal: "golden request <source>: <what>".
 [[noreturn]] void fail(const std::string &source, const std::string &what) {
-  throw std::runtime_error("golden request" + (source.empty() ? "" : " " + source) + ": " + what);
+  golden_request_error(source, what);
 }
 
 std::string type_of(const nlohmann::json &j) {

@@ -20,6 +20,9 @@ namespace aclnn_conform {
 // a few times this; a larger request is refused naming the tensor instead of allocating it.
 constexpr int64_t kGoldenMaxStorageBytes = int64_t{1} << 30;
 
+// Throws the error every refusal of a request makes: "golden request <source>: <what>".
+[[noreturn]] void golden_request_error(const std::string &source, const std::string &what);
+
 struct GoldenTensor {
   std::string name;
   TensorArg arg;          // arg.present == false: {"null": true}
