@@ -81,6 +81,26 @@ HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
 }
 
+// True in the lanes whose rounding of p to an output with kDrop fewer significand bits needs the
+// exact path: p's discarded bits are within kMargin units of a midpoint, or |p| is outside the
+// output's normal range [min_normal, max_finite] (checked as one unsigned comparison of the bits
+// without the sign, so NaN, inf and zero fall outside). For double and float vectors alike.
+template <int kDrop, int kMargin, class D>
+HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_normal,
+                                          hn::TFromD<D> max_finite) {
+  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
+  const hn::RebindToUnsigned<D> du;
+  constexpr U kHalf = U{1} << (kDrop - 1);
+  const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, static_cast<U>((U{1} << kDrop) - 1)));
+  const auto near_mid = hn::Lt(hn::Sub(rest, hn::Set(du, static_cast<U>(kHalf - kMargin))),
+                               hn::Set(du, static_cast<U>(2 * kMargin + 1)));
+  const U lo = static_cast<U>(std::bit_cast<U>(min_normal) << 1);
+  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(max_finite) << 1) - lo);
+  const auto out_of_range =
+      hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, lo)), hn::Set(du, span));
+  return hn::RebindMask(d, hn::Or(near_mid, out_of_range));
+}
+
 // The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
 // below 2^-51 (f: two roundings, or one where y + la_hi is exact by Sterbenz and small; lambda_lo
 // omitted: 2^-54; the product: 2^-53), i.e. within 4 ulps of p. Rounding p to the output then
@@ -95,26 +115,15 @@ HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   if constexpr (kOut == 0) {
     return SeluGradExact(dd, vdy, vy);
   } else {
-    const hn::RebindToUnsigned<DD> du;
     const auto pos = hn::Ge(vy, hn::Zero(dd));
     const auto neg_f = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
                                hn::Set(dd, ew::kSeluLambdaAlphaLo));
     const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), neg_f));
     // Bits of the double below the output's precision (float 24, fp16 11, bf16 8 bits).
     constexpr int kDrop = kOut == 1 ? 29 : kOut == 2 ? 42 : 45;
-    constexpr uint64_t kHalf = uint64_t{1} << (kDrop - 1), kMargin = 16;
-    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint64_t{1} << kDrop) - 1));
-    const auto near_mid =
-        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
-    // |p| in [min normal, max finite] of the output, as one unsigned comparison of the bits
-    // without the sign (NaN, inf and zero fall outside: exact path).
     constexpr double kMinNormal = kOut == 2 ? 0x1p-14 : 0x1p-126;
     constexpr double kMaxFinite = kOut == 1 ? 0x1.fffffep127 : kOut == 2 ? 65504.0 : 0x1.fep127;
-    constexpr uint64_t kLo = std::bit_cast<uint64_t>(kMinNormal) << 1;
-    constexpr uint64_t kSpan = (std::bit_cast<uint64_t>(kMaxFinite) << 1) - kLo;
-    const auto out_of_range =
-        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
-    const auto redo = hn::RebindMask(dd, hn::Or(near_mid, out_of_range));
+    const auto redo = NeedsExactRounding<kDrop, 16>(dd, p, kMinNormal, kMaxFinite);
     if (HWY_UNLIKELY(!hn::AllFalse(dd, redo))) return SeluGradExact(dd, vdy, vy);
     return p;
   }
@@ -170,23 +179,14 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   if constexpr (kOut != 2 && kOut != 3) {
     return SeluGradExactF32<kOut>(df, vdy, vy);
   } else {
-    const hn::RebindToUnsigned<DF> du;
     const auto pos = hn::Ge(vy, hn::Zero(df));
     const auto neg_f =
         hn::Add(hn::Add(vy, hn::Set(df, kLambdaAlphaHiF)), hn::Set(df, kLambdaAlphaLoF));
     const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(df, kLambdaF), neg_f));
-    constexpr int kDrop = kOut == 2 ? 13 : 16;
-    constexpr uint32_t kHalf = uint32_t{1} << (kDrop - 1), kMargin = 4;
-    const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, (uint32_t{1} << kDrop) - 1));
-    const auto near_mid =
-        hn::Lt(hn::Sub(rest, hn::Set(du, kHalf - kMargin)), hn::Set(du, 2 * kMargin + 1));
+    constexpr int kDrop = kOut == 2 ? 13 : 16;  // float bits below fp16's 11 / bf16's 8
     constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
     constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
-    constexpr uint32_t kLo = std::bit_cast<uint32_t>(kMinNormal) << 1;
-    constexpr uint32_t kSpan = (std::bit_cast<uint32_t>(kMaxFinite) << 1) - kLo;
-    const auto out_of_range =
-        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan));
-    const auto redo = hn::RebindMask(df, hn::Or(near_mid, out_of_range));
+    const auto redo = NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
     if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
     return p;
   }
