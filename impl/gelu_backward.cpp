@@ -175,15 +175,15 @@ HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
 }
 
 // out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the computation
-// dtype is 16-bit, evaluate in float.
+// dtype is 16-bit, evaluate in float; `stream`: non-temporal stores (simd::stream_output).
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *x, void *out,
-                   size_t n) {
+                   size_t n, int stream) {
   if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n,
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx)
                                          ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
   else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n,
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, stream,
                                   [](auto dd, auto vdy, auto vx)
                                       ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
 }
@@ -202,6 +202,7 @@ HWY_AFTER_NAMESPACE();
 #include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 #include "impl/strided_loop.hpp"
 
 namespace aclnn_cpu {
@@ -214,6 +215,7 @@ HWY_EXPORT(GeluGradFloat);
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
+  bool stream = false;  // simd::stream_output
 };
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
@@ -225,13 +227,14 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
   const int kind = static_cast<int>(direct ? ew::out_kind(plan.comp) : ew::OutKind::kF64);
   alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];
   alignas(64) double res[ew::kBlock];
-  for (int64_t done = 0; done < n; done += ew::kBlock) {
-    const int64_t m = std::min(ew::kBlock, n - done);
+  const bool stream = direct && plan.stream;
+  for (int64_t done = 0, m = 0; done < n; done += m) {
+    m = simd::stream_block(stream, out + done * so, es, std::min(ew::kBlock, n - done));
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(GeluGradFloat)
-    (in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m));
+    (in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), stream);
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }
@@ -241,6 +244,7 @@ void run_plan(const Plan &plan) {
     plan.loop.for_range(begin, end,
                         [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s,
                             int64_t n) { run_inner(plan, p[0], p[1], p[2], s[0], s[1], s[2], n); });
+    if (plan.stream) simd::flush_streams();
   });
 }
 
@@ -316,6 +320,9 @@ extern "C" aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOu
   plan.dy_t = gradOutput->dtype;
   plan.x_t = self->dtype;
   plan.comp = *promoted;
+  plan.stream = simd::stream_output(
+      numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +
+                                          dtype_size(gradInput->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }

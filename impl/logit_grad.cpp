@@ -32,7 +32,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the one rounding to 16 bits stays within 0.51 ulp; [lo, hi] becomes the float range holding the
 // same floats (rounded inwards), so the comparison stays exact.
 void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, const void *dy,
-                      void *out, size_t n, double lo, double hi, bool neg_eps) {
+                      void *out, size_t n, double lo, double hi, bool neg_eps, int stream) {
   float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
   if (static_cast<double>(lo_f) < lo) lo_f = std::nextafter(lo_f, HUGE_VALF);
   if (static_cast<double>(hi_f) > hi) hi_f = std::nextafter(hi_f, -HUGE_VALF);
@@ -53,9 +53,9 @@ void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, cons
     return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
   };
   if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, x, dy, out, n, f);
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, x, dy, out, n, stream, f);
   else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, f);
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, stream, f);
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
@@ -75,6 +75,7 @@ HWY_AFTER_NAMESPACE();
 #include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 #include "impl/strided_loop.hpp"
 
 namespace aclnn_cpu {
@@ -122,20 +123,22 @@ HWY_EXPORT(LogitGradGeneral);
 
 // One run of n elements; strides in bytes. Blocks of floats (in place when contiguous FLOAT); the
 // kernel writes a contiguous output directly, a strided one through a double buffer.
-void run_general(const Params &p, aclDataType t, const char *x, const char *dy, char *out,
-                 int64_t sx, int64_t sdy, int64_t so, int64_t n) {
+void run_general(const Params &p, aclDataType t, bool stream, const char *x, const char *dy,
+                 char *out, int64_t sx, int64_t sdy, int64_t so, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(t));
   const bool direct = so == es;
   const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
   alignas(64) float bx[ew::kBlock], bdy[ew::kBlock];
   alignas(64) double res[ew::kBlock];
-  for (int64_t done = 0; done < n; done += ew::kBlock) {
-    const int64_t m = std::min(ew::kBlock, n - done);
+  stream = stream && direct;
+  for (int64_t done = 0, m = 0; done < n; done += m) {
+    m = simd::stream_block(stream, out + done * so, es, std::min(ew::kBlock, n - done));
     const ew::BlockInputs in =
         ew::load_pair(x + done * sx, sx, t, dy + done * sdy, sdy, t, t, m, bx, bdy);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(LogitGradGeneral)
-    (in.kind, kind, t != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps);
+    (in.kind, kind, t != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), p.lo, p.hi, p.neg_eps,
+     stream);
     if (!direct) ew::store_strided(out + done * so, so, t, m, res);
   }
 }
@@ -155,6 +158,7 @@ struct Plan {
   StridedLoop<3> loop;  // operands: out, x, dy
   Params params;
   aclDataType dtype = ACL_FLOAT;
+  bool stream = false;  // simd::stream_output
 };
 
 void execute(const Plan &plan) {
@@ -164,10 +168,12 @@ void execute(const Plan &plan) {
     l.for_range(begin, end,
                 [&](const std::array<char *, 3> &ptr, const std::array<int64_t, 3> &st, int64_t n) {
                   if (p.mode == Mode::kGeneral)
-                    run_general(p, plan.dtype, ptr[1], ptr[2], ptr[0], st[1], st[2], st[0], n);
+                    run_general(p, plan.dtype, plan.stream, ptr[1], ptr[2], ptr[0], st[1], st[2],
+                                st[0], n);
                   else
                     run_special(p, plan.dtype, ptr[2], ptr[0], st[2], st[0], n);
                 });
+    if (plan.stream) simd::flush_streams();
   });
 }
 
@@ -244,6 +250,7 @@ extern "C" aclnnStatus aclnnLogitGradGetWorkspaceSize(const aclTensor *x, const 
   plan.loop = StridedLoop<3>::make(x->view_dims, {out, x, dy});
   plan.params = make_params(eps);
   plan.dtype = x->dtype;
+  plan.stream = simd::stream_output(numel(*x) * 3 * static_cast<int64_t>(dtype_size(x->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { execute(plan); }, workspaceSize, executor);
 }

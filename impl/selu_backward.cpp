@@ -193,16 +193,17 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 }
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
-// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors.
+// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors;
+// `stream`: non-temporal stores (simd::stream_output).
 void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
-                   size_t n) {
+                   size_t n, int stream) {
   if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n,
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n, stream,
                                      [](auto kind, auto df, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
                                        return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy);
                                      });
   else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n,
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, stream,
                                   [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
                                     return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
                                   });
@@ -223,6 +224,7 @@ HWY_AFTER_NAMESPACE();
 #include "impl/elementwise_math.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
+#include "impl/simd.hpp"
 #include "impl/strided_loop.hpp"
 
 namespace aclnn_cpu {
@@ -273,23 +275,24 @@ HWY_EXPORT(SeluGradFloat);
 
 // One inner run of a float dtype, in blocks: inputs as floats (in place when contiguous FLOAT),
 // the kernel writes a contiguous output directly, a strided one through a double buffer.
-void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int64_t so,
-                    int64_t sdy, int64_t sy, int64_t n) {
+void selu_run_float(aclDataType t, bool stream, char *out, const char *dy, const char *y,
+                    int64_t so, int64_t sdy, int64_t sy, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(t));
   const bool direct = so == es;
   const int kind = static_cast<int>(direct ? ew::out_kind(t) : ew::OutKind::kF64);
   alignas(64) float bdy[ew::kBlock], by[ew::kBlock];
   alignas(64) double res[ew::kBlock];
-  for (int64_t done = 0; done < n; done += ew::kBlock) {
-    const int64_t m = std::min(ew::kBlock, n - done);
+  stream = stream && direct;
+  for (int64_t done = 0, m = 0; done < n; done += m) {
+    m = simd::stream_block(stream, out + done * so, es, std::min(ew::kBlock, n - done));
     const ew::BlockInputs in =
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, t != ACL_FLOAT, in.a, in.b, out + done * so, static_cast<size_t>(m));
+      (in.kind, kind, t != ACL_FLOAT, in.a, in.b, out + done * so, static_cast<size_t>(m), stream);
     } else {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, 0, in.a, in.b, res, static_cast<size_t>(m));
+      (in.kind, kind, 0, in.a, in.b, res, static_cast<size_t>(m), 0);
       ew::store_strided(out + done * so, so, t, m, res);
     }
   }
@@ -298,6 +301,7 @@ void selu_run_float(aclDataType t, char *out, const char *dy, const char *y, int
 struct Plan {
   StridedLoop<3> loop;  // gradInput, gradOutput, result
   aclDataType dtype = ACL_FLOAT;
+  bool stream = false;  // simd::stream_output
 };
 
 void run_plan(const Plan &plan) {
@@ -311,9 +315,10 @@ void run_plan(const Plan &plan) {
             case ACL_INT32:
               return selu_run_int<TI32>(p[0], p[1], p[2], s[0], s[1], s[2], n);
             default:
-              return selu_run_float(plan.dtype, p[0], p[1], p[2], s[0], s[1], s[2], n);
+              return selu_run_float(plan.dtype, plan.stream, p[0], p[1], p[2], s[0], s[1], s[2], n);
           }
         });
+    if (plan.stream) simd::flush_streams();
   });
 }
 
@@ -392,6 +397,8 @@ extern "C" aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOu
   Plan plan;
   plan.loop = StridedLoop<3>::make(gradOutput->view_dims, {gradInput, gradOutput, result});
   plan.dtype = gradOutput->dtype;
+  plan.stream = simd::stream_output(numel(*gradOutput) * 3 *
+                                    static_cast<int64_t>(dtype_size(gradOutput->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }

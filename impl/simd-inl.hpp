@@ -196,18 +196,41 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
 #define ACLNN_SIMD_LAMBDA __attribute__((always_inline))
 #endif
 
+// One full vector stored at p: a non-temporal store where `stream` (the caller checked that p is
+// aligned to the vector), else StoreU. Vectors under 16 bytes never stream: x86's Stream writes
+// 16 bytes for them.
+template <class D>
+HWY_INLINE void StoreOrStream(hn::Vec<D> v, D d, hn::TFromD<D> *p, bool stream) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (D::kPrivateN * sizeof(hn::TFromD<D>) >= 16) {
+    if (stream) return hn::Stream(v, d, p);
+  }
+#endif
+  (void)stream;
+  hn::StoreU(v, d, p);
+}
+
+// Whether a run at `out` can be written by StoreOrStream with stream = true: requested, and out
+// aligned to the widest vector, so every vector of the run is aligned.
+inline bool CanStream(bool stream, const void *out) {
+  return stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
+}
+
 // Stores one vector of doubles at out + i elements of the output kind (0: double, 1: float,
-// 2: binary16, 3: bfloat16), rounded once.
+// 2: binary16, 3: bfloat16), rounded once; `stream`: see StoreOrStream.
 template <int kOut, class DD>
-HWY_INLINE void StoreAs(DD dd, hn::Vec<DD> v, void *out, size_t i) {
+HWY_INLINE void StoreAs(DD dd, hn::Vec<DD> v, void *out, size_t i, bool stream = false) {
   if constexpr (kOut == 0) {
-    hn::StoreU(v, dd, static_cast<double *>(out) + i);
+    StoreOrStream(v, dd, static_cast<double *>(out) + i, stream);
   } else if constexpr (kOut == 1) {
-    hn::StoreU(F32FromF64(dd, v), hn::Rebind<float, DD>(), static_cast<float *>(out) + i);
+    StoreOrStream(F32FromF64(dd, v), hn::Rebind<float, DD>(), static_cast<float *>(out) + i,
+                  stream);
   } else if constexpr (kOut == 2) {
-    hn::StoreU(F16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+    StoreOrStream(F16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i,
+                  stream);
   } else {
-    hn::StoreU(BF16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i);
+    StoreOrStream(BF16FromF64(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(out) + i,
+                  stream);
   }
 }
 
@@ -240,17 +263,19 @@ HWY_INLINE hn::Vec<D> CallWithKind(F &f, D d, hn::Vec<D> a, hn::Vec<D> b) {
 }
 
 // out[i] = f(dd, a[i], b[i]) rounded to kOut, inputs of kind kIn evaluated in double vectors; the
-// last partial vector goes through zero-padded copies so it runs the same code.
+// last partial vector goes through zero-padded copies so it runs the same code. `stream`: write
+// the full vectors with non-temporal stores where out is aligned (CanStream); the caller flushes.
 template <int kIn, int kOut, class F>
-HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f) {
+HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<double> dd;
   constexpr size_t kInSize = kIn == 1 ? 4 : 2;
   constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
   const size_t lanes = hn::Lanes(dd);
+  const bool s = CanStream(stream, out);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes)
     StoreAs<kOut>(dd, CallWithKind<kOut>(f, dd, LoadAsF64<kIn>(dd, a, i), LoadAsF64<kIn>(dd, b, i)),
-                  out, i);
+                  out, i, s);
   if (i < n) {
     const size_t count = n - i;
     HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
@@ -264,28 +289,29 @@ HWY_INLINE void Binary(const void *a, const void *b, void *out, size_t n, F &&f)
 
 // Binary with the kinds chosen at run time (once per call, not per vector).
 template <int kIn, class F>
-HWY_INLINE void BinaryOut(int out_kind, const void *a, const void *b, void *out, size_t n, F &&f) {
+HWY_INLINE void BinaryOut(int out_kind, const void *a, const void *b, void *out, size_t n,
+                          bool stream, F &&f) {
   switch (out_kind) {
     case 1:
-      return Binary<kIn, 1>(a, b, out, n, f);
+      return Binary<kIn, 1>(a, b, out, n, stream, f);
     case 2:
-      return Binary<kIn, 2>(a, b, out, n, f);
+      return Binary<kIn, 2>(a, b, out, n, stream, f);
     case 3:
-      return Binary<kIn, 3>(a, b, out, n, f);
+      return Binary<kIn, 3>(a, b, out, n, stream, f);
     default:
-      return Binary<kIn, 0>(a, b, out, n, f);
+      return Binary<kIn, 0>(a, b, out, n, stream, f);
   }
 }
 template <class F>
 HWY_INLINE void BinaryTo(int in_kind, int out_kind, const void *a, const void *b, void *out,
-                         size_t n, F &&f) {
+                         size_t n, bool stream, F &&f) {
   switch (in_kind) {
     case 2:
-      return BinaryOut<2>(out_kind, a, b, out, n, f);
+      return BinaryOut<2>(out_kind, a, b, out, n, stream, f);
     case 3:
-      return BinaryOut<3>(out_kind, a, b, out, n, f);
+      return BinaryOut<3>(out_kind, a, b, out, n, stream, f);
     default:
-      return BinaryOut<1>(out_kind, a, b, out, n, f);
+      return BinaryOut<1>(out_kind, a, b, out, n, stream, f);
   }
 }
 
@@ -308,9 +334,9 @@ HWY_INLINE hn::Vec<DF> LoadAsF32(DF df, const void *p, size_t i) {
 }
 
 // Stores one vector of floats at out + i elements of the output kind (0: double, exact; 1: float;
-// 2: binary16, 3: bfloat16, rounded once).
+// 2: binary16, 3: bfloat16, rounded once); `stream`: see StoreOrStream.
 template <int kOut, class DF>
-HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i) {
+HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool stream = false) {
   if constexpr (kOut == 0) {
     double *o = static_cast<double *>(out) + i;
 #if HWY_TARGET == HWY_SCALAR
@@ -319,29 +345,33 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i) {
 #else
     const hn::Repartition<double, DF> dd;
     const hn::Half<DF> dh;
-    hn::StoreU(hn::PromoteTo(dd, hn::LowerHalf(dh, v)), dd, o);
-    hn::StoreU(hn::PromoteTo(dd, hn::UpperHalf(dh, v)), dd, o + hn::Lanes(dd));
+    StoreOrStream(hn::PromoteTo(dd, hn::LowerHalf(dh, v)), dd, o, stream);
+    StoreOrStream(hn::PromoteTo(dd, hn::UpperHalf(dh, v)), dd, o + hn::Lanes(dd), stream);
 #endif
   } else if constexpr (kOut == 1) {
-    hn::StoreU(v, df, static_cast<float *>(out) + i);
+    StoreOrStream(v, df, static_cast<float *>(out) + i, stream);
   } else if constexpr (kOut == 2) {
-    hn::StoreU(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i);
+    StoreOrStream(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
+                  stream);
   } else {
-    hn::StoreU(BF16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i);
+    StoreOrStream(BF16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
+                  stream);
   }
 }
 
 // BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
 template <int kIn, int kOut, class F>
-HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, F &&f) {
+HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<float> df;
   constexpr size_t kInSize = kIn == 1 ? 4 : 2;
   constexpr size_t kOutSize = kOut == 0 ? 8 : kOut == 1 ? 4 : 2;
   const size_t lanes = hn::Lanes(df);
+  const bool s = CanStream(stream, out);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes)
     StoreFromF32<kOut>(
-        df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i);
+        df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i,
+        s);
   if (i < n) {
     const size_t count = n - i;
     HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
@@ -354,28 +384,28 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, F &
 }
 template <int kIn, class F>
 HWY_INLINE void BinaryF32Out(int out_kind, const void *a, const void *b, void *out, size_t n,
-                             F &&f) {
+                             bool stream, F &&f) {
   switch (out_kind) {
     case 1:
-      return BinaryF32<kIn, 1>(a, b, out, n, f);
+      return BinaryF32<kIn, 1>(a, b, out, n, stream, f);
     case 2:
-      return BinaryF32<kIn, 2>(a, b, out, n, f);
+      return BinaryF32<kIn, 2>(a, b, out, n, stream, f);
     case 3:
-      return BinaryF32<kIn, 3>(a, b, out, n, f);
+      return BinaryF32<kIn, 3>(a, b, out, n, stream, f);
     default:
-      return BinaryF32<kIn, 0>(a, b, out, n, f);
+      return BinaryF32<kIn, 0>(a, b, out, n, stream, f);
   }
 }
 template <class F>
 HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void *b, void *out,
-                            size_t n, F &&f) {
+                            size_t n, bool stream, F &&f) {
   switch (in_kind) {
     case 2:
-      return BinaryF32Out<2>(out_kind, a, b, out, n, f);
+      return BinaryF32Out<2>(out_kind, a, b, out, n, stream, f);
     case 3:
-      return BinaryF32Out<3>(out_kind, a, b, out, n, f);
+      return BinaryF32Out<3>(out_kind, a, b, out, n, stream, f);
     default:
-      return BinaryF32Out<1>(out_kind, a, b, out, n, f);
+      return BinaryF32Out<1>(out_kind, a, b, out, n, stream, f);
   }
 }
 

@@ -167,9 +167,54 @@ void AccumulateF64(int kind, const void *src, double *acc, size_t n) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <hwy/cache_control.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
 #include "impl/simd.hpp"
 
 namespace aclnn_cpu::simd {
+
+namespace {
+// -1: by size (the default), 0: never, 1: always (ACLNN_CPU_STREAM_STORES, read at each call
+// like ACLNN_CPU_NUM_THREADS).
+int stream_override() {
+  const char *v = std::getenv("ACLNN_CPU_STREAM_STORES");
+  if (v == nullptr) return -1;
+  if (std::strcmp(v, "0") == 0) return 0;
+  if (std::strcmp(v, "1") == 0) return 1;
+  return -1;
+}
+
+int64_t last_level_cache_bytes() {
+  static const int64_t bytes = [] {
+    for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+      const long v = sysconf(name);
+      if (v > 0) return static_cast<int64_t>(v);
+    }
+    return int64_t{32} << 20;  // unknown: a common server L3
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+bool stream_output(int64_t bytes) {
+  const int mode = stream_override();
+  return mode >= 0 ? mode == 1 : bytes > last_level_cache_bytes();
+}
+
+void flush_streams() {
+  hwy::FlushStream();
+}
+
+int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m) {
+  const auto mis = static_cast<int64_t>(reinterpret_cast<uintptr_t>(out) % 64);
+  if (!stream || mis == 0 || mis % es != 0) return m;
+  return std::min(m, (64 - mis) / es);
+}
 
 HWY_EXPORT(F16ToF32);
 HWY_EXPORT(BF16ToF32);

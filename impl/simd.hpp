@@ -36,6 +36,25 @@ void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
                          size_t n);
 
+// ---- non-temporal stores ------------------------------------------------------------------------
+// Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal
+// stores: only when the bytes exceed the last-level cache, so the output would be evicted before
+// anyone reads it, and streaming saves the read-for-ownership of every output line (a quarter of
+// an elementwise op's memory traffic). The same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in
+// the environment turns it off or on for every size (for benchmarks and tests).
+bool stream_output(int64_t bytes);
+// Makes the non-temporal stores of the calling thread visible before it signals completion; every
+// worker calls it at the end of its range.
+void flush_streams();
+// The length of the block that starts at out (contiguous elements of es bytes), at most m: when
+// streaming into a run that is not 64-byte aligned, the elements up to the next 64-byte boundary,
+// so every later block is aligned and streams (an unaligned block is stored normally).
+int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
+// The length of the block that starts at out (contiguous elements of es bytes), at most m: when
+// streaming into a run that is not 64-byte aligned, the elements up to the next 64-byte boundary,
+// so every later block is aligned and streams (an unaligned block is stored normally).
+int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
+
 // For tests and benchmarks: the Highway targets compiled into the library that this CPU can run
 // (bit flags, best first), the name of one, and the target in use now.
 std::vector<int64_t> runnable_targets();

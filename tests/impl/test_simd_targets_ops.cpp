@@ -38,15 +38,16 @@ struct Storage {
   void set(int64_t i, double v) {
     store_from_double(&bytes[static_cast<size_t>(i) * esize(dt)], dt, v);
   }
-  aclTensor *view(const std::vector<int64_t> &dims, std::vector<int64_t> strides = {}) {
+  aclTensor *view(const std::vector<int64_t> &dims, std::vector<int64_t> strides = {},
+                  int64_t offset = 0) {
     if (strides.empty()) {
       strides.assign(dims.size(), 1);
       for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
         strides[i] = strides[i + 1] * dims[i + 1];
     }
     const int64_t sd[] = {elems};
-    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), 0, ACL_FORMAT_ND, sd, 1,
-                           bytes.data());
+    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, ACL_FORMAT_ND, sd,
+                           1, bytes.data());
   }
 };
 
@@ -84,17 +85,19 @@ void two_phase(GetWs get_ws, Run run) {
   ASSERT_EQ(run(w.data(), ws, ex), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
-// Elementwise op on kN elements; the output strided by 2 when `strided_out` (double staging path).
-Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, double eps = -1.0) {
+// Elementwise op on kN elements; the output strided by 2 when `strided_out` (double staging path),
+// starting `out_offset` elements into its storage.
+Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, double eps = -1.0,
+                   int64_t out_offset = 0) {
   return [=] {
     std::mt19937_64 rng(11);
-    Storage a(kN, dt), b(kN, dt), out(kN * 2, dt);
+    Storage a(kN, dt), b(kN, dt), out(kN * 2 + 8, dt);
     for (int64_t i = 0; i < kN; ++i) {
       a.set(i, interesting(rng));
       b.set(i, interesting(rng));
     }
     aclTensor *ta = a.view({kN}), *tb = b.view({kN});
-    aclTensor *to = strided_out ? out.view({kN}, {2}) : out.view({kN});
+    aclTensor *to = strided_out ? out.view({kN}, {2}, out_offset) : out.view({kN}, {1}, out_offset);
     if (op == "gelu")
       two_phase(
           [&](uint64_t *w, aclOpExecutor **e) {
@@ -230,6 +233,44 @@ TEST(SimdTargets, EveryOpGivesTheSameBitsOnEveryTargetAndThreadCount) {
     }
   }
   simd::force_target(0);
+  unsetenv("ACLNN_CPU_NUM_THREADS");
+}
+
+// Non-temporal stores (ACLNN_CPU_STREAM_STORES=1 forces them at every size) give the bytes of
+// ordinary stores, on every target and thread count, whatever the output's alignment: the storage
+// of an elementwise output starts at an offset of 0, 1 and 7 elements, and the bytes around the
+// view (the whole storage is compared) stay untouched; LayerNorm's gradInput rows of 1100
+// elements start aligned in one row of four.
+TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
+  const auto targets = simd::runnable_targets();
+  const auto same_bytes_streaming = [&](const Runner &run) {
+    simd::force_target(0);
+    set_threads(1);
+    setenv("ACLNN_CPU_STREAM_STORES", "0", 1);
+    const std::vector<uint8_t> ref = run();
+    setenv("ACLNN_CPU_STREAM_STORES", "1", 1);
+    for (int64_t t : targets) {
+      simd::force_target(t);
+      for (int threads : {1, 2}) {
+        set_threads(threads);
+        SCOPED_TRACE(simd::target_name(t) + ", threads " + std::to_string(threads));
+        EXPECT_TRUE(run() == ref);
+      }
+    }
+  };
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    for (const char *op : {"gelu", "selu", "logit"})
+      for (int64_t offset : {0, 1, 7})
+        for (bool strided : {false, true}) {
+          SCOPED_TRACE(std::string(op) + " " + dtype_name(dt).data() + " offset " +
+                       std::to_string(offset) + (strided ? " strided" : ""));
+          same_bytes_streaming(elementwise(op, dt, strided, 0.01, offset));
+        }
+    SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data());
+    same_bytes_streaming(layer_norm(dt));
+  }
+  simd::force_target(0);
+  unsetenv("ACLNN_CPU_STREAM_STORES");
   unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
