@@ -65,7 +65,7 @@ struct Plan {
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
 // row (contiguous rows: the SIMD layer's vector accumulation, the same additions in the same
-// order; four rows per pass over acc).
+// order; eight FLOAT rows per pass over acc).
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;

@@ -32,7 +32,8 @@ void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
 // to double; one rounded addition per element (the order of a column's sums is the caller's).
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 // accumulate_f64 for `rows` rows at src + r * row_stride bytes, r = 0, 1, ... in that order: the
-// same additions in the same order (the same bits), acc loaded and stored once per four rows.
+// same additions in the same order (the same bits), acc loaded and stored once per eight FLOAT
+// rows.
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
                          size_t n);
 

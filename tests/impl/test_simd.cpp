@@ -217,14 +217,15 @@ TEST_P(SimdTarget, AccumulatesLikeTheScalarLoop) {
 
 // All 2^32 floats, every target: float -> fp16/bf16 and float -> double -> fp16/bf16 as the
 // reference (label `slow`: minutes).
-// Several rows at once (four per pass over acc) give the bits of one row after the other, for
-// every row count and a partial last vector; rows are read at the given byte stride only.
+// Several rows at once (eight FLOAT rows per pass over acc) give the bits of one row after the
+// other, for row counts below, at and above a multiple of the pass and a partial last vector; rows
+// are read at the given byte stride only.
 TEST_P(SimdTarget, AccumulatesRowsLikeOneRowAfterTheOther) {
   std::mt19937_64 rng(11);
   for (int kind : {1, 2, 3}) {
     const size_t es = kind == 1 ? 4 : 2;
     for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
-      for (size_t rows : {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}}) {
+      for (size_t rows : {0, 1, 3, 4, 5, 7, 8, 9, 16, 19}) {
         const size_t stride = (n + 3) * es;  // gaps between rows, filled with NaN patterns
         std::vector<unsigned char> src(rows * stride + 8, 0xff);
         for (size_t r = 0; r < rows; ++r)
@@ -240,13 +241,13 @@ TEST_P(SimdTarget, AccumulatesRowsLikeOneRowAfterTheOther) {
           }
         std::vector<double> acc0(n);
         for (auto &a : acc0) a = std::ldexp(static_cast<double>(rng() >> 11), -40);
-        std::vector<double> one = acc0, four = acc0;
+        std::vector<double> one = acc0, batched = acc0;
         for (size_t r = 0; r < rows; ++r)
           simd::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
         simd::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride), rows,
-                                  four.data(), n);
+                                  batched.data(), n);
         for (size_t i = 0; i < n; ++i)
-          ASSERT_EQ(std::bit_cast<uint64_t>(one[i]), std::bit_cast<uint64_t>(four[i]))
+          ASSERT_EQ(std::bit_cast<uint64_t>(one[i]), std::bit_cast<uint64_t>(batched[i]))
               << "kind " << kind << " n " << n << " rows " << rows << " i " << i;
       }
     }
