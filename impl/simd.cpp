@@ -172,6 +172,8 @@ HWY_AFTER_NAMESPACE();
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "impl/simd.hpp"
 
@@ -188,8 +190,31 @@ int stream_override() {
   return -1;
 }
 
+}  // namespace
+
+// The size of the last-level cache: sysfs's highest cache level of cpu0 (what lscpu shows), else
+// glibc's sysconf. sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where
+// sysfs and lscpu say 32 MiB), which would keep streaming off for outputs that never stay cached.
 int64_t last_level_cache_bytes() {
   static const int64_t bytes = [] {
+    int best_level = 0;
+    int64_t best = 0;
+    for (int i = 0; i < 8; ++i) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream level_file(dir + "level"), size_file(dir + "size");
+      int level = 0;
+      int64_t size = 0;
+      std::string unit;
+      if (!(level_file >> level) || !(size_file >> size)) continue;
+      size_file >> unit;  // "32768K": the number stops at the suffix
+      if (!unit.empty() && (unit[0] == 'K' || unit[0] == 'k')) size <<= 10;
+      if (!unit.empty() && unit[0] == 'M') size <<= 20;
+      if (level > best_level && size > 0) {
+        best_level = level;
+        best = size;
+      }
+    }
+    if (best > 0) return best;
     for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
       const long v = sysconf(name);
       if (v > 0) return static_cast<int64_t>(v);
@@ -198,8 +223,6 @@ int64_t last_level_cache_bytes() {
   }();
   return bytes;
 }
-
-}  // namespace
 
 bool stream_output(int64_t bytes) {
   const int mode = stream_override();

@@ -44,6 +44,8 @@ void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t
 // an elementwise op's memory traffic). The same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in
 // the environment turns it off or on for every size (for benchmarks and tests).
 bool stream_output(int64_t bytes);
+// The last-level cache's size in bytes, as stream_output compares (read once).
+int64_t last_level_cache_bytes();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every
 // worker calls it at the end of its range.
 void flush_streams();
