@@ -12,9 +12,11 @@
 //   roundings and the one-step exp reduction about 1e-14), so dy * g rounded once to float is
 //   within 0.5 + 1.3e-8 * 2^24 = 0.72 ulp (spec: 2 ulp). Q of degree 11 (4.9e-8, 1.33 ulp) would
 //   save one more FMA; degree 12 keeps a margin to the spec bound.
-// - FLOAT16 / BFLOAT16: evaluated in float vectors (twice the lanes), relative error below 2e-6,
-//   dy * g rounded in float then once more to 16 bits: within 0.51 ulp of the 16-bit result.
-//   Lanes with |x| > 4 (and NaN) are computed by the double path.
+// - FLOAT16 / BFLOAT16: the product dy * g in float vectors (twice the lanes), rounded in float
+//   then once more to 16 bits. FLOAT16: g from float polynomials, relative error below 2e-6,
+//   within 0.51 ulp of the 16-bit result. BFLOAT16: g from a table over every bfloat16 pattern
+//   (the double path rounded to float, built at first use; one gather per vector), within 0.5001
+//   ulp. Lanes with |x| > 4 (and NaN) are computed by the double path.
 // Every polynomial step is one fused multiply-add on every target (simd::Fma) and the library is
 // compiled with -ffp-contract=off, so every Highway target gives the same bits.
 #include "impl/simd_targets.hpp"
@@ -141,19 +143,12 @@ HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
   return g;
 }
 
-// dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
-// lanes (|x| > 4, inf, NaN) from the double path rounded to float.
+// res with its lanes |x| > 4, inf or NaN replaced by dy * g(x) from the double path rounded to
+// float; only vectors holding such a lane pay for it (the same per-lane result either way).
 template <class DF>
-HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
   using V = hn::Vec<DF>;
-  const V t = hn::Abs(x);
-  const V e = ExpNegF(df, hn::Mul(hn::Mul(t, t), hn::Set(df, 0.5f)));
-  const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
-  const V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
-  const V big_g = hn::Mul(hn::Mul(e, d), q);
-  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
-  V res = hn::Mul(dy, g);
-  const auto wide = hn::Not(hn::Le(t, hn::Set(df, static_cast<float>(gelu::kFast))));
+  const auto wide = hn::Not(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast))));
   if (HWY_UNLIKELY(!hn::AllFalse(df, wide))) {
 #if HWY_TARGET == HWY_SCALAR
     const hn::Rebind<double, DF> dd;
@@ -174,11 +169,54 @@ HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   return res;
 }
 
-// out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the computation
-// dtype is 16-bit, evaluate in float; `stream`: non-temporal stores (simd::stream_output).
-void GeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *x, void *out,
-                   size_t n, int stream) {
-  if (narrow)
+// dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
+// lanes (|x| > 4, inf, NaN) from the double path rounded to float.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  using V = hn::Vec<DF>;
+  const V t = hn::Abs(x);
+  const V e = ExpNegF(df, hn::Mul(hn::Mul(t, t), hn::Set(df, 0.5f)));
+  const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
+  const V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
+  const V big_g = hn::Mul(hn::Mul(e, d), q);
+  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, g));
+}
+
+// dy * g(x) for BFLOAT16 x from the table of g over every bfloat16 pattern (gelu_bf16_table): one
+// gather instead of the polynomials, exact per lane, so the same bits on every target; lanes with
+// |x| > 4, inf or NaN from the double path. (For binary16 the index costs a float -> binary16
+// conversion, and the table measured slower than the polynomials: 11.6 -> 13.0 ms.)
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradBF16TableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x,
+                                            const float *table) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  // x holds a bfloat16 value exactly: its pattern is the float's upper half.
+  const auto index = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, x)));
+  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, hn::GatherIndex(df, table, index)));
+}
+
+// g(x[i]) rounded once to float, i < n (n a multiple of 16): gelu_bf16_table's entries.
+void GeluFillTable(const double *x, float *g, size_t n) {
+  const hn::ScalableTag<double> dd;
+  for (size_t i = 0; i < n; i += hn::Lanes(dd))
+    hn::StoreU(simd::HWY_NAMESPACE::F32FromF64(dd, GeluG(dd, hn::LoadU(dd, x + i))),
+               hn::Rebind<float, decltype(dd)>(), g + i);
+}
+
+// out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the
+// computation dtype is 16-bit and the product is taken in float, g from `bf16_table` for BFLOAT16
+// (else null) and from the float polynomials for FLOAT16; `stream`: non-temporal stores
+// (simd::stream_output).
+void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *bf16_table, const void *dy,
+                   const void *x, void *out, size_t n, int stream) {
+  if (narrow && bf16_table != nullptr)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
+                                     [bf16_table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradBF16TableF32(df, vdy, vx, bf16_table);
+                                     });
+  else if (narrow)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx)
                                          ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
@@ -195,6 +233,7 @@ HWY_AFTER_NAMESPACE();
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include "aclnnop/aclnn_gelu_backward.h"
 #include "impl/checks.hpp"
@@ -211,6 +250,23 @@ namespace {
 constexpr const char *kOp = "aclnnGeluBackward";
 
 HWY_EXPORT(GeluGradFloat);
+HWY_EXPORT(GeluFillTable);
+
+// g(x) rounded to float for every bfloat16 pattern x, built at the first BFLOAT16 call from the
+// double path (whose bits are the same on every target; about 0.2 ms, once): 256 KB, in L2.
+const float *gelu_bf16_table() {
+  static const std::vector<float> table = [] {
+    constexpr size_t kN = 65536;
+    std::vector<uint16_t> patterns(kN);
+    for (size_t i = 0; i < kN; ++i) patterns[i] = static_cast<uint16_t>(i);
+    std::vector<double> x(kN);
+    simd::bf16_to_f64(patterns.data(), x.data(), kN);
+    std::vector<float> g(kN);
+    HWY_DYNAMIC_DISPATCH(GeluFillTable)(x.data(), g.data(), kN);
+    return g;
+  }();
+  return table.data();
+}
 
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
@@ -228,13 +284,15 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
   alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];
   alignas(64) double res[ew::kBlock];
   const bool stream = direct && plan.stream;
+  const float *bf16_table = plan.comp == ACL_BF16 ? gelu_bf16_table() : nullptr;
   for (int64_t done = 0, m = 0; done < n; done += m) {
     m = simd::stream_block(stream, out + done * so, es, std::min(ew::kBlock, n - done));
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(GeluGradFloat)
-    (in.kind, kind, plan.comp != ACL_FLOAT, in.a, in.b, dst, static_cast<size_t>(m), stream);
+    (in.kind, kind, plan.comp != ACL_FLOAT, bf16_table, in.a, in.b, dst, static_cast<size_t>(m),
+     stream);
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }
