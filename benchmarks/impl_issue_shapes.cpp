@@ -305,22 +305,10 @@ void in_threads(int threads, size_t n, F f) {
   for (int t = 0; t < threads; ++t) ts.emplace_back(f, n * t / threads, n * (t + 1) / threads);
   for (auto &t : ts) t.join();
 }
+// kStream: the triad with non-temporal stores (no read-for-ownership of the output lines), as the
+// library writes outputs larger than the last-level cache: the floor for that store path.
+template <bool kStream>
 void BM_FloorTriad(benchmark::State &state) {
-  const auto n = static_cast<size_t>(state.range(0)) / 4;
-  const int threads = static_cast<int>(state.range(1));
-  ensure_floor_arrays(n);
-  for (auto _ : state) {
-    in_threads(threads, n, [](size_t b, size_t e) {
-      float *a = g_a.data();
-      const float *x = g_b.data(), *y = g_c.data();
-      for (size_t i = b; i < e; ++i) a[i] = x[i] + 3.0f * y[i];
-    });
-    benchmark::ClobberMemory();
-  }
-}
-// The triad with non-temporal stores (no read-for-ownership of the output lines), as the library
-// writes outputs larger than the last-level cache: the floor for that store path.
-void BM_FloorTriadStream(benchmark::State &state) {
   const auto n = static_cast<size_t>(state.range(0)) / 4;
   const int threads = static_cast<int>(state.range(1));
   ensure_floor_arrays(n);
@@ -330,12 +318,15 @@ void BM_FloorTriadStream(benchmark::State &state) {
       const float *x = g_b.data(), *y = g_c.data();
       size_t i = b;
 #if defined(__SSE__)
-      for (; i < e && reinterpret_cast<uintptr_t>(a + i) % 16 != 0; ++i) a[i] = x[i] + 3.0f * y[i];
-      const __m128 three = _mm_set1_ps(3.0f);
-      for (; i + 4 <= e; i += 4)
-        _mm_stream_ps(a + i,
-                      _mm_add_ps(_mm_loadu_ps(x + i), _mm_mul_ps(three, _mm_loadu_ps(y + i))));
-      _mm_sfence();
+      if constexpr (kStream) {
+        for (; i < e && reinterpret_cast<uintptr_t>(a + i) % 16 != 0; ++i)
+          a[i] = x[i] + 3.0f * y[i];
+        const __m128 three = _mm_set1_ps(3.0f);
+        for (; i + 4 <= e; i += 4)
+          _mm_stream_ps(a + i,
+                        _mm_add_ps(_mm_loadu_ps(x + i), _mm_mul_ps(three, _mm_loadu_ps(y + i))));
+        _mm_sfence();
+      }
 #endif
       for (; i < e; ++i) a[i] = x[i] + 3.0f * y[i];
     });
@@ -427,10 +418,11 @@ int register_all() {
   // reads (65536, 1024)), 1 M of 4.
   for (int64_t bytes : {k16M * 4, k16M * 2, k1M * 4})
     for (int t : {1, 2})
-      timed_calls(benchmark::RegisterBenchmark("Floor/triad", BM_FloorTriad)->Args({bytes, t}));
+      timed_calls(
+          benchmark::RegisterBenchmark("Floor/triad", BM_FloorTriad<false>)->Args({bytes, t}));
   for (int64_t bytes : {k16M * 4, k16M * 2})
     for (int t : {1, 2})
-      timed_calls(benchmark::RegisterBenchmark("Floor/triad_stream", BM_FloorTriadStream)
+      timed_calls(benchmark::RegisterBenchmark("Floor/triad_stream", BM_FloorTriad<true>)
                       ->Args({bytes, t}));
   for (int64_t bytes : {k16M * 16, k16M * 8, k1M * 4})
     for (int t : {1, 2})
