@@ -1,7 +1,9 @@
 #include "impl/executor.hpp"
 
 #include <deque>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <string_view>
 #include <unordered_set>
 
@@ -39,7 +41,12 @@ Registry &registry() {
 aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
                              std::function<void(void *)> run, uint64_t *workspaceSize,
                              aclOpExecutor **executor) {
-  auto e = std::make_unique<aclOpExecutor>();
+  std::unique_ptr<aclOpExecutor> e;
+  try {
+    e = std::make_unique<aclOpExecutor>();
+  } catch (const std::bad_alloc &) {
+    return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, op, "out of memory creating the executor");
+  }
   e->run = std::move(run);
   e->workspace_size = workspace_size;
   e->op = op;
@@ -77,7 +84,15 @@ aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize
     run = executor->repeatable ? executor->run : std::move(executor->run);
     if (!executor->repeatable) r.release(executor);
   }
-  run(workspace);
+  // An exception must not cross the C ABI: out of memory (a plan's buffers, a table built at first
+  // use; parallel_for rethrows a worker's exception here) is reported as an inner error.
+  try {
+    run(workspace);
+  } catch (const std::bad_alloc &) {
+    return fail(ACLNN_ERR_INNER, op, "out of memory while running the executor");
+  } catch (const std::exception &ex) {
+    return fail(ACLNN_ERR_INNER, op, "internal error while running the executor: {}", ex.what());
+  }
   return ACLNN_SUCCESS;
 }
 

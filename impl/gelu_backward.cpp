@@ -276,15 +276,14 @@ struct Plan {
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
 // FLOAT), the kernel writes a contiguous output directly, a strided one through a double buffer.
-void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64_t so, int64_t sdy,
-               int64_t sx, int64_t n) {
+void run_inner(const Plan &plan, const float *bf16_table, char *out, const char *dy, const char *x,
+               int64_t so, int64_t sdy, int64_t sx, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(plan.comp));
   const bool direct = so == es;
   const int kind = static_cast<int>(direct ? ew::out_kind(plan.comp) : ew::OutKind::kF64);
   alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];
   alignas(64) double res[ew::kBlock];
   const bool stream = direct && plan.stream;
-  const float *bf16_table = plan.comp == ACL_BF16 ? gelu_bf16_table() : nullptr;
   for (int64_t done = 0, m = 0; done < n; done += m) {
     m = simd::stream_block(stream, out + done * so, es, std::min(ew::kBlock, n - done));
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
@@ -298,10 +297,14 @@ void run_inner(const Plan &plan, char *out, const char *dy, const char *x, int64
 }
 
 void run_plan(const Plan &plan) {
-  parallel_for(plan.loop.numel, ew::kParallelGrain, [&plan](int64_t begin, int64_t end) {
-    plan.loop.for_range(begin, end,
-                        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s,
-                            int64_t n) { run_inner(plan, p[0], p[1], p[2], s[0], s[1], s[2], n); });
+  // On the calling thread, so that a failure to build the table reaches run_executor.
+  const float *bf16_table = plan.comp == ACL_BF16 ? gelu_bf16_table() : nullptr;
+  parallel_for(plan.loop.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
+    plan.loop.for_range(
+        begin, end,
+        [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s, int64_t n) {
+          run_inner(plan, bf16_table, p[0], p[1], p[2], s[0], s[1], s[2], n);
+        });
     if (plan.stream) simd::flush_streams();
   });
 }

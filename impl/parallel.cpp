@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -45,6 +46,7 @@ class Pool {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return job.completed == job.chunks && job.refs == 0; });
     job_ = nullptr;
+    if (job.error) std::rethrow_exception(job.error);  // every chunk has finished
   }
 
   // After fork() only the calling thread exists in the child: forget the parent's workers.
@@ -66,6 +68,7 @@ class Pool {
     int64_t completed = 0;  // guarded by mutex_
     int slots = 0;          // guarded by mutex_
     int refs = 0;           // guarded by mutex_
+    std::exception_ptr error;  // the first chunk's exception, guarded by mutex_
   };
 
   void ensure_workers(int wanted) {
@@ -96,8 +99,16 @@ class Pool {
     for (;;) {
       const int64_t c = job.next.fetch_add(1);
       if (c >= job.chunks) return;
-      (*job.body)(c);
+      // An exception on a worker would terminate the process: it is kept for the caller, and the
+      // chunk still counts as completed so that the caller's wait ends.
+      std::exception_ptr error;
+      try {
+        (*job.body)(c);
+      } catch (...) {
+        error = std::current_exception();
+      }
       std::lock_guard lock(mutex_);
+      if (error && !job.error) job.error = error;
       if (++job.completed == job.chunks) done_.notify_all();
     }
   }

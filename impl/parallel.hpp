@@ -14,6 +14,7 @@ int num_threads();
 
 // Runs body(begin, end) over [0, n) in contiguous chunks of at least `grain` items, in parallel.
 // Returns when every chunk is done. Chunks never overlap; their order of execution is unspecified.
+// If a chunk throws, the other chunks still run and the first exception is rethrown to the caller.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)> &body);
 
 }  // namespace aclnn_cpu

@@ -1,12 +1,19 @@
 // Core of the CPU library: tensors and views, runtime, executors, dtype conversions, promotion.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "impl/dtype.hpp"
+#include "impl/executor.hpp"
+#include "impl/parallel.hpp"
 #include "impl/tensor.hpp"
 
 namespace {
@@ -97,6 +104,46 @@ TEST(Runtime, StreamLifecycle) {
   EXPECT_EQ(aclrtDestroyStream(s), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
   EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
+// A chunk that throws on a worker thread would terminate the process: parallel_for runs every
+// chunk, rethrows the first exception on the calling thread, and the pool stays usable.
+TEST(ParallelFor, RethrowsAChunksExceptionOnTheCaller) {
+  setenv("ACLNN_CPU_NUM_THREADS", "2", 1);
+  std::atomic<int64_t> covered{0};
+  EXPECT_THROW(aclnn_cpu::parallel_for(1 << 20, 1024,
+                                       [&](int64_t b, int64_t e) {
+                                         covered += e - b;
+                                         if (b > 0) throw std::bad_alloc();
+                                       }),
+               std::bad_alloc);
+  EXPECT_EQ(covered.load(), int64_t{1} << 20);
+  covered = 0;
+  aclnn_cpu::parallel_for(1 << 20, 1024, [&](int64_t b, int64_t e) { covered += e - b; });
+  EXPECT_EQ(covered.load(), int64_t{1} << 20);
+  unsetenv("ACLNN_CPU_NUM_THREADS");
+}
+
+// An exception in phase two never crosses the C ABI: out of memory and other failures come back
+// as ACLNN_ERR_INNER with a message naming the op, and the executor is released.
+TEST(Executor, PhaseTwoExceptionsBecomeInnerErrors) {
+  for (bool oom : {true, false}) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(aclnn_cpu::publish_executor(
+                  "aclnnTestOp", 0,
+                  [oom](void *) {
+                    if (oom) throw std::bad_alloc();
+                    throw std::runtime_error("boom");
+                  },
+                  &ws, &ex),
+              ACLNN_SUCCESS);
+    EXPECT_EQ(aclnn_cpu::run_executor("aclnnTestOp", nullptr, 0, ex), ACLNN_ERR_INNER);
+    const std::string msg = aclGetRecentErrMsg();
+    EXPECT_NE(msg.find("aclnnTestOp"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(oom ? "out of memory" : "boom"), std::string::npos) << msg;
+    EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);  // already released
+  }
 }
 
 }  // namespace
