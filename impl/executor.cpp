@@ -62,38 +62,34 @@ aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
 
 aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize,
                          aclOpExecutor *executor) {
-  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, op, "executor is NULL");
-  auto &r = registry();
-  std::function<void(void *)> run;
-  {
-    std::lock_guard lock(r.mutex);
-    if (r.live.count(executor) == 0)
-      return fail(ACLNN_ERR_PARAM_INVALID, op,
-                  "executor is not live: it has already run (and was not made repeatable) or "
-                  "was destroyed");
-    if (std::string_view(executor->op) != op)
-      return fail(ACLNN_ERR_PARAM_INVALID, op, "executor was built by {}, not by {}",
-                  executor->op, op);
-    if (workspaceSize < executor->workspace_size)
-      return fail(ACLNN_ERR_PARAM_INVALID, op,
-                  "workspaceSize {} is smaller than the {} bytes phase one asked for",
-                  workspaceSize, executor->workspace_size);
-    if (workspaceSize > 0 && workspace == nullptr)
-      return fail(ACLNN_ERR_PARAM_NULLPTR, op, "workspace is NULL but workspaceSize is {}",
-                  workspaceSize);
-    run = executor->repeatable ? executor->run : std::move(executor->run);
-    if (!executor->repeatable) r.release(executor);
-  }
-  // An exception must not cross the C ABI: out of memory (a plan's buffers, a table built at first
-  // use; parallel_for rethrows a worker's exception here) is reported as an inner error.
-  try {
+  // Out of memory (copying the plan, a plan's buffers, a table built at first use; parallel_for
+  // rethrows a worker's exception here) comes back as an inner error.
+  return guard_abi(op, [&] {
+    if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, op, "executor is NULL");
+    auto &r = registry();
+    std::function<void(void *)> run;
+    {
+      std::lock_guard lock(r.mutex);
+      if (r.live.count(executor) == 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, op,
+                    "executor is not live: it has already run (and was not made repeatable) or "
+                    "was destroyed");
+      if (std::string_view(executor->op) != op)
+        return fail(ACLNN_ERR_PARAM_INVALID, op, "executor was built by {}, not by {}",
+                    executor->op, op);
+      if (workspaceSize < executor->workspace_size)
+        return fail(ACLNN_ERR_PARAM_INVALID, op,
+                    "workspaceSize {} is smaller than the {} bytes phase one asked for",
+                    workspaceSize, executor->workspace_size);
+      if (workspaceSize > 0 && workspace == nullptr)
+        return fail(ACLNN_ERR_PARAM_NULLPTR, op, "workspace is NULL but workspaceSize is {}",
+                    workspaceSize);
+      run = executor->repeatable ? executor->run : std::move(executor->run);
+      if (!executor->repeatable) r.release(executor);
+    }
     run(workspace);
-  } catch (const std::bad_alloc &) {
-    return fail(ACLNN_ERR_INNER, op, "out of memory while running the executor");
-  } catch (const std::exception &ex) {
-    return fail(ACLNN_ERR_INNER, op, "internal error while running the executor: {}", ex.what());
-  }
-  return ACLNN_SUCCESS;
+    return ACLNN_SUCCESS;
+  });
 }
 
 }  // namespace aclnn_cpu

@@ -314,11 +314,9 @@ void run_plan(const Plan &plan) {
 
 using namespace aclnn_cpu;
 
-extern "C" aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-                                                         const aclTensor *self,
-                                                         const aclTensor *gradInput,
-                                                         uint64_t *workspaceSize,
-                                                         aclOpExecutor **executor) {
+static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTensor *self,
+                                      const aclTensor *gradInput, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor) {
   ACLNN_CHECK(check_phase_one_outputs(kOp, workspaceSize, executor));
   Soc soc;
   ACLNN_CHECK(check_soc(kOp, soc));
@@ -386,6 +384,16 @@ extern "C" aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOu
                                           dtype_size(gradInput->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                         const aclTensor *self,
+                                                         const aclTensor *gradInput,
+                                                         uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor) {
+  return guard_abi(kOp, [&] {
+    return get_workspace_size(gradOutput, self, gradInput, workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnGeluBackward(void *workspace, uint64_t workspaceSize,

@@ -341,7 +341,10 @@ extern "C" aclnnStatus aclnnGroupedBiasAddGradGetWorkspaceSize(const aclTensor *
                                                                aclTensor *out,
                                                                uint64_t *workspaceSize,
                                                                aclOpExecutor **executor) {
-  return get_workspace_size(kOpV1, gradY, groupIdxOptional, 0, false, out, workspaceSize, executor);
+  return guard_abi(kOpV1, [&] {
+    return get_workspace_size(kOpV1, gradY, groupIdxOptional, 0, false, out, workspaceSize,
+                              executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnGroupedBiasAddGrad(void *workspace, uint64_t workspaceSize,
@@ -353,8 +356,10 @@ extern "C" aclnnStatus aclnnGroupedBiasAddGrad(void *workspace, uint64_t workspa
 extern "C" aclnnStatus aclnnGroupedBiasAddGradV2GetWorkspaceSize(
     const aclTensor *gradY, const aclTensor *groupIdxOptional, int64_t groupIdxType, aclTensor *out,
     uint64_t *workspaceSize, aclOpExecutor **executor) {
-  return get_workspace_size(kOpV2, gradY, groupIdxOptional, groupIdxType, true, out, workspaceSize,
-                            executor);
+  return guard_abi(kOpV2, [&] {
+    return get_workspace_size(kOpV2, gradY, groupIdxOptional, groupIdxType, true, out,
+                              workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnGroupedBiasAddGradV2(void *workspace, uint64_t workspaceSize,

@@ -763,12 +763,13 @@ void simd::f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n) {
 
 using namespace aclnn_cpu;
 
-extern "C" aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
-    const aclTensor *gradOut, const aclTensor *input, const aclIntArray *normalizedShape,
-    const aclTensor *mean, const aclTensor *rstd, const aclTensor *weightOptional,
-    const aclTensor *biasOptional, const aclBoolArray *outputMask, aclTensor *gradInputOut,
-    aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
+static aclnnStatus get_workspace_size(const aclTensor *gradOut, const aclTensor *input,
+                                      const aclIntArray *normalizedShape, const aclTensor *mean,
+                                      const aclTensor *rstd, const aclTensor *weightOptional,
+                                      const aclTensor *biasOptional, const aclBoolArray *outputMask,
+                                      aclTensor *gradInputOut, aclTensor *gradWeightOut,
+                                      aclTensor *gradBiasOut, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor) {
   ACLNN_CHECK(check_phase_one_outputs(kOp, workspaceSize, executor));  // ABI-TWOPHASE-2
   Soc soc;
   ACLNN_CHECK(check_soc(kOp, soc));
@@ -989,6 +990,19 @@ extern "C" aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
   const uint64_t ws = workspace_bytes(p);
   return publish_executor(
       kOp, ws, [p](void *workspace) { run_plan(p, workspace); }, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclIntArray *normalizedShape,
+    const aclTensor *mean, const aclTensor *rstd, const aclTensor *weightOptional,
+    const aclTensor *biasOptional, const aclBoolArray *outputMask, aclTensor *gradInputOut,
+    aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
+    aclOpExecutor **executor) {
+  return guard_abi(kOp, [&] {
+    return get_workspace_size(gradOut, input, normalizedShape, mean, rstd, weightOptional,
+                              biasOptional, outputMask, gradInputOut, gradWeightOut, gradBiasOut,
+                              workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnLayerNormBackward(void *workspace, uint64_t workspaceSize,

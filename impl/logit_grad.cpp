@@ -211,10 +211,9 @@ aclnnStatus check_rank8(const char *name, const aclTensor &t) {
 
 using namespace aclnn_cpu;
 
-extern "C" aclnnStatus aclnnLogitGradGetWorkspaceSize(const aclTensor *x, const aclTensor *dy,
-                                                      double eps, const aclTensor *out,
-                                                      uint64_t *workspaceSize,
-                                                      aclOpExecutor **executor) {
+static aclnnStatus get_workspace_size(const aclTensor *x, const aclTensor *dy, double eps,
+                                      const aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor) {
   ACLNN_CHECK(check_phase_one_outputs(kOp, workspaceSize, executor));
   Soc soc;
   ACLNN_CHECK(check_soc(kOp, soc));
@@ -253,6 +252,14 @@ extern "C" aclnnStatus aclnnLogitGradGetWorkspaceSize(const aclTensor *x, const 
   plan.stream = simd::stream_output(numel(*x) * 3 * static_cast<int64_t>(dtype_size(x->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { execute(plan); }, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnLogitGradGetWorkspaceSize(const aclTensor *x, const aclTensor *dy,
+                                                      double eps, const aclTensor *out,
+                                                      uint64_t *workspaceSize,
+                                                      aclOpExecutor **executor) {
+  return guard_abi(kOp,
+                   [&] { return get_workspace_size(x, dy, eps, out, workspaceSize, executor); });
 }
 
 extern "C" aclnnStatus aclnnLogitGrad(void *workspace, uint64_t workspaceSize,

@@ -341,11 +341,9 @@ bool selu_dtype_ok(aclDataType t, Soc soc) {
 
 using namespace aclnn_cpu;
 
-extern "C" aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
-                                                         const aclTensor *result,
-                                                         aclTensor *gradInput,
-                                                         uint64_t *workspaceSize,
-                                                         aclOpExecutor **executor) {
+static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTensor *result,
+                                      aclTensor *gradInput, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor) {
   ACLNN_CHECK(check_phase_one_outputs(kOp, workspaceSize, executor));
   Soc soc;
   ACLNN_CHECK(check_soc(kOp, soc));
@@ -401,6 +399,16 @@ extern "C" aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOu
                                     static_cast<int64_t>(dtype_size(gradOutput->dtype)));
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
+}
+
+extern "C" aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                         const aclTensor *result,
+                                                         aclTensor *gradInput,
+                                                         uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor) {
+  return guard_abi(kOp, [&] {
+    return get_workspace_size(gradOutput, result, gradInput, workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnSeluBackward(void *workspace, uint64_t workspaceSize,

@@ -14,6 +14,15 @@ aclnnStatus record_error(aclnnStatus code, const char *op, std::string text) {
   return code;
 }
 
+aclnnStatus record_error_noexcept(aclnnStatus code, const char *op, const char *what) noexcept {
+  try {
+    record_error(code, op, what);
+  } catch (...) {
+    recent_error.clear();  // no allocation
+  }
+  return code;
+}
+
 }  // namespace aclnn_cpu
 
 extern "C" const char *aclGetRecentErrMsg(void) { return aclnn_cpu::recent_error.c_str(); }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <new>
 #include <numeric>
 
 #include "impl/dtype.hpp"
@@ -125,14 +127,13 @@ bool broadcast_shapes(const std::vector<int64_t> &a, const std::vector<int64_t> 
 using aclnn_cpu::numel;
 
 namespace {
-bool mul_overflows(int64_t a, int64_t b, int64_t &r) { return __builtin_mul_overflow(a, b, &r); }
-}  // namespace
+bool mul_overflows(int64_t a, int64_t b, int64_t &r) {
+  return __builtin_mul_overflow(a, b, &r);
+}
 
-extern "C" {
-
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t *stride, int64_t offset, aclFormat format,
-                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
+aclTensor *create_tensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                         const int64_t *stride, int64_t offset, aclFormat format,
+                         const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
   // Every refusal returns NULL (ABI-TENSOR-1) and leaves its reason for aclGetRecentErrMsg().
   using aclnn_cpu::fail;
   constexpr const char *kFn = "aclCreateTensor";
@@ -223,7 +224,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
          aclnn_cpu::shape_str({storageDims, storageDims + storageDimsNum}));
     return nullptr;
   }
-  auto t = new aclTensor;
+  auto t = std::make_unique<aclTensor>();  // freed if an assign runs out of memory
   t->view_dims.assign(viewDims, viewDims + viewDimsNum);
   t->strides.assign(stride, stride + viewDimsNum);
   t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
@@ -231,7 +232,23 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   t->dtype = dataType;
   t->format = aclnn_cpu::enum_bits(format);
   t->data = tensorData;
-  return t;
+  return t.release();
+}
+}  // namespace
+
+extern "C" {
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
+  // No exception crosses the C ABI: out of memory is a refusal like the others.
+  try {
+    return create_tensor(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                         storageDimsNum, tensorData);
+  } catch (const std::bad_alloc &) {
+    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, "aclCreateTensor", "out of memory");
+    return nullptr;
+  }
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
@@ -241,9 +258,14 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
   if (size > 0 && value == nullptr) return nullptr;
-  auto a = new aclIntArray;
-  a->values.assign(value, value + size);
-  return a;
+  try {
+    auto a = std::make_unique<aclIntArray>();
+    a->values.assign(value, value + size);
+    return a.release();
+  } catch (const std::bad_alloc &) {
+    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, "aclCreateIntArray", "out of memory");
+    return nullptr;
+  }
 }
 aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
   delete array;
@@ -252,9 +274,14 @@ aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
 
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
   if (size > 0 && value == nullptr) return nullptr;
-  auto a = new aclBoolArray;
-  a->values.assign(value, value + size);
-  return a;
+  try {
+    auto a = std::make_unique<aclBoolArray>();
+    a->values.assign(value, value + size);
+    return a.release();
+  } catch (const std::bad_alloc &) {
+    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, "aclCreateBoolArray", "out of memory");
+    return nullptr;
+  }
 }
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
   delete array;
@@ -264,7 +291,8 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
 namespace {
 aclnnStatus copy_out(const std::vector<int64_t> &v, int64_t **out, uint64_t *n) {
   if (out == nullptr || n == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *out = new int64_t[v.empty() ? 1 : v.size()];
+  *out = new (std::nothrow) int64_t[v.empty() ? 1 : v.size()];
+  if (*out == nullptr) return ACLNN_ERR_INNER;
   std::copy(v.begin(), v.end(), *out);
   *n = v.size();
   return ACLNN_SUCCESS;
