@@ -131,6 +131,21 @@ bool mul_overflows(int64_t a, int64_t b, int64_t &r) {
   return __builtin_mul_overflow(a, b, &r);
 }
 
+// aclCreateIntArray / aclCreateBoolArray: a copy of value[0, size), or NULL (NULL values with a
+// nonzero size; out of memory, with the reason).
+template <typename Array, typename Value>
+Array *create_array(const char *fn, const Value *value, uint64_t size) {
+  if (size > 0 && value == nullptr) return nullptr;
+  try {
+    auto a = std::make_unique<Array>();
+    a->values.assign(value, value + size);
+    return a.release();
+  } catch (const std::bad_alloc &) {
+    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, fn, "out of memory");
+    return nullptr;
+  }
+}
+
 aclTensor *create_tensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                          const int64_t *stride, int64_t offset, aclFormat format,
                          const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
@@ -257,15 +272,7 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 }
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  try {
-    auto a = std::make_unique<aclIntArray>();
-    a->values.assign(value, value + size);
-    return a.release();
-  } catch (const std::bad_alloc &) {
-    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, "aclCreateIntArray", "out of memory");
-    return nullptr;
-  }
+  return create_array<aclIntArray>("aclCreateIntArray", value, size);
 }
 aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
   delete array;
@@ -273,15 +280,7 @@ aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
 }
 
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  try {
-    auto a = std::make_unique<aclBoolArray>();
-    a->values.assign(value, value + size);
-    return a.release();
-  } catch (const std::bad_alloc &) {
-    aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, "aclCreateBoolArray", "out of memory");
-    return nullptr;
-  }
+  return create_array<aclBoolArray>("aclCreateBoolArray", value, size);
 }
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
   delete array;
