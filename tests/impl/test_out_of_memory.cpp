@@ -32,8 +32,21 @@ void *operator new(std::size_t n) {
   if (void *p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+// Every unaligned form, nothrow ones included, allocates with malloc and frees with free: under
+// ASan a form left to the sanitizer would pair its allocation with this file's free (a reported
+// alloc-dealloc mismatch). The aligned forms stay the sanitizer's, new and delete alike.
 void *operator new[](std::size_t n) {
   return ::operator new(n);
+}
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+  try {
+    return ::operator new(n);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
+void *operator new[](std::size_t n, const std::nothrow_t &t) noexcept {
+  return ::operator new(n, t);
 }
 void operator delete(void *p) noexcept {
   std::free(p);
@@ -45,6 +58,12 @@ void operator delete(void *p, std::size_t) noexcept {
   std::free(p);
 }
 void operator delete[](void *p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept {
   std::free(p);
 }
 
