@@ -53,10 +53,6 @@ void flush_streams();
 // streaming into a run that is not 64-byte aligned, the elements up to the next 64-byte boundary,
 // so every later block is aligned and streams (an unaligned block is stored normally).
 int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
-// The length of the block that starts at out (contiguous elements of es bytes), at most m: when
-// streaming into a run that is not 64-byte aligned, the elements up to the next 64-byte boundary,
-// so every later block is aligned and streams (an unaligned block is stored normally).
-int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
 
 // For tests and benchmarks: the Highway targets compiled into the library that this CPU can run
 // (bit flags, best first), the name of one, and the target in use now.

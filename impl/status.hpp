@@ -29,8 +29,9 @@ aclnnStatus fail(aclnnStatus code, const char *op, fmt::format_string<Args...> f
 aclnnStatus record_error_noexcept(aclnnStatus code, const char *op, const char *what) noexcept;
 
 // f() (an aclnnStatus) with no exception crossing the C ABI: out of memory and any other
-// exception come back as ACLNN_ERR_INNER naming `op`. Every entry point that allocates runs its
-// body through it.
+// exception come back as ACLNN_ERR_INNER naming `op`. Every aclnn phase-one entry point and
+// run_executor run their bodies through it; the ABI's object constructors, which return pointers,
+// catch bad_alloc themselves.
 template <typename F>
 aclnnStatus guard_abi(const char *op, F &&f) noexcept {
   try {

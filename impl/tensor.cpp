@@ -288,10 +288,11 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
 }
 
 namespace {
-aclnnStatus copy_out(const std::vector<int64_t> &v, int64_t **out, uint64_t *n) {
+aclnnStatus copy_out(const char *fn, const std::vector<int64_t> &v, int64_t **out, uint64_t *n) {
   if (out == nullptr || n == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
   *out = new (std::nothrow) int64_t[v.empty() ? 1 : v.size()];
-  if (*out == nullptr) return ACLNN_ERR_INNER;
+  if (*out == nullptr)
+    return aclnn_cpu::record_error_noexcept(ACLNN_ERR_INNER, fn, "out of memory");
   std::copy(v.begin(), v.end(), *out);
   *n = v.size();
   return ACLNN_SUCCESS;
@@ -300,12 +301,12 @@ aclnnStatus copy_out(const std::vector<int64_t> &v, int64_t **out, uint64_t *n) 
 
 aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
   if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->view_dims, viewDims, viewDimsNum);
+  return copy_out("aclGetViewShape", tensor->view_dims, viewDims, viewDimsNum);
 }
 aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
                               uint64_t *stridesNum) {
   if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->strides, stridesValue, stridesNum);
+  return copy_out("aclGetViewStrides", tensor->strides, stridesValue, stridesNum);
 }
 aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
   if (tensor == nullptr || offset == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
@@ -315,7 +316,7 @@ aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
 aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
                                uint64_t *storageDimsNum) {
   if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->storage_dims, storageDims, storageDimsNum);
+  return copy_out("aclGetStorageShape", tensor->storage_dims, storageDims, storageDimsNum);
 }
 aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
   if (tensor == nullptr || format == nullptr) return ACLNN_ERR_PARAM_NULLPTR;

@@ -188,7 +188,8 @@ TEST(OutOfMemory, EveryAllocationOfEveryOpFailsCleanly) {
   unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
-// The ABI's object constructors refuse (NULL, with the reason) instead of throwing.
+// The ABI's object constructors and shape getters refuse (NULL or an inner error, with the reason)
+// instead of throwing.
 TEST(OutOfMemory, ObjectConstructorsReturnNull) {
   const int64_t dims[] = {2, 3}, strides[] = {3, 1}, storage[] = {6};
   std::vector<float> data(6);
@@ -210,6 +211,21 @@ TEST(OutOfMemory, ObjectConstructorsReturnNull) {
     EXPECT_EQ(ia == nullptr, hit_ia);
     aclDestroyIntArray(ia);
   }
+  // The shape getters' copies: an inner error with the reason, nothing returned.
+  aclTensor *t =
+      aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storage, 1, data.data());
+  ASSERT_NE(t, nullptr);
+  int64_t *shape = nullptr;
+  uint64_t rank = 0;
+  g_countdown = 0;
+  const aclnnStatus st = aclGetViewShape(t, &shape, &rank);
+  g_countdown = -1;
+  EXPECT_EQ(st, ACLNN_ERR_INNER);
+  EXPECT_EQ(shape, nullptr);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("aclGetViewShape: out of memory"),
+            std::string::npos)
+      << aclGetRecentErrMsg();
+  aclDestroyTensor(t);
 }
 
 }  // namespace
