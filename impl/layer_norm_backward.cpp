@@ -46,14 +46,14 @@ HWY_INLINE hn::Vec<DD> LnLoadV(DD dd, const void *p, int64_t j) {
     return sh::LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
 }
 // One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
-// cheaper round-to-odd route: the same bits); `stream`: see sh::StoreOrStream.
+// cheaper round-to-odd route: the same bits).
 template <int kOut, class DD>
-HWY_INLINE void LnStoreV(DD dd, hn::Vec<DD> v, void *p, int64_t j, bool stream = false) {
+HWY_INLINE void LnStoreV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
   if constexpr (kOut == 2)
-    sh::StoreOrStream(sh::F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(),
-                      static_cast<uint16_t *>(p) + j, stream);
+    hn::StoreU(sh::F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(),
+               static_cast<uint16_t *>(p) + j);
   else
-    sh::StoreAs<kOut>(dd, v, p, static_cast<size_t>(j), stream);
+    sh::StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
 }
 template <int kKind>
 HWY_INLINE void LnStore(void *p, int64_t j, double v) {
@@ -187,13 +187,11 @@ HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const
 }
 
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
-// null); mean/rstd: the rows' values; `stream`: gradInput rows that start 64-byte aligned are
-// written with non-temporal stores (simd::stream_output; the caller flushes).
+// null); mean/rstd: the rows' values.
 template <int kIn, int kOut>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
-                                 const double *rstd, const double *w, double *pw, double *pb,
-                                 bool stream) {
+                                 const double *rstd, const double *w, double *pw, double *pb) {
   using DD = hn::ScalableTag<double>;
   const DD dd;
   using V = hn::Vec<DD>;
@@ -221,13 +219,12 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
     const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
     const void *xr = x[r], *dr = dy[r];
     void *gr = gi[r];
-    const bool s = sh::CanStream(stream, gr);
     // Row r's second pass, element j.
     const auto second = [&](int64_t j) HWY_ATTR ACLNN_SIMD_LAMBDA {
       const V d = LnLoadV<kIn>(dd, dr, j);
       const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, xr, j), vm), vr);
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j, s);
+      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
       if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
       if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
     };
@@ -260,14 +257,14 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
 void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
                      void *const *gi, const double *mean, const double *rstd, const double *w,
-                     double *pw, double *pb, int stream) {
+                     double *pw, double *pb) {
   switch (kind) {
     case 2:
-      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, pw, pb, stream);
+      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
     case 3:
-      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, pw, pb, stream);
+      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
     default:
-      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, pw, pb, stream);
+      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, pw, pb);
   }
 }
 
@@ -593,7 +590,6 @@ struct Plan {
   // mean/rstd (flat row order over their own dims), weight (over its dims), gradWeight/gradBias.
   RowView mean, rstd, w, out_gw, out_gb;
   int64_t block_rows = 0, blocks = 0, parts = 0;
-  bool stream = false;  // gradInput by non-temporal stores (simd::stream_output)
 };
 
 uint64_t workspace_bytes(const Plan &p) {
@@ -662,8 +658,7 @@ void run_plan(const Plan &p, void *workspace) {
       }
       HWY_DYNAMIC_DISPATCH(LnRowsPipelined)
       (in_kind, r1 - r0, n, xs.data(), ds.data(), gs.data(), mean.data() + r0, rstd.data() + r0, wp,
-       pw, pb, p.stream);
-      if (p.stream) simd::flush_streams();
+       pw, pb);
       return;
     }
     for (int64_t r = r0; r < r1; ++r) {
@@ -983,10 +978,6 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOut, const aclTensor 
   p.parts = (p.gw ? 1 : 0) + (p.gb ? 1 : 0);
   p.block_rows = rows_per_block(m);
   p.blocks = m > 0 ? (m + p.block_rows - 1) / p.block_rows : 0;
-  if (p.gi)
-    p.stream = simd::stream_output(
-        m * n *
-        static_cast<int64_t>(2 * dtype_size(input->dtype) + dtype_size(gradInputOut->dtype)));
   const uint64_t ws = workspace_bytes(p);
   return publish_executor(
       kOp, ws, [p](void *workspace) { run_plan(p, workspace); }, workspaceSize, executor);

@@ -239,8 +239,7 @@ TEST(SimdTargets, EveryOpGivesTheSameBitsOnEveryTargetAndThreadCount) {
 // Non-temporal stores (ACLNN_CPU_STREAM_STORES=1 forces them at every size) give the bytes of
 // ordinary stores, on every target and thread count, whatever the output's alignment: the storage
 // of an elementwise output starts at an offset of 0, 1 and 7 elements, and the bytes around the
-// view (the whole storage is compared) stay untouched; LayerNorm's gradInput rows of 1100
-// elements start aligned in one row of four.
+// view (the whole storage is compared) stay untouched.
 TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
   const auto targets = simd::runnable_targets();
   const auto same_bytes_streaming = [&](const Runner &run) {
@@ -266,8 +265,6 @@ TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
                        std::to_string(offset) + (strided ? " strided" : ""));
           same_bytes_streaming(elementwise(op, dt, strided, 0.01, offset));
         }
-    SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data());
-    same_bytes_streaming(layer_norm(dt));
   }
   simd::force_target(0);
   unsetenv("ACLNN_CPU_STREAM_STORES");
