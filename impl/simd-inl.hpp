@@ -360,6 +360,16 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
 }
 
 // BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
+//
+// binary16 through F16C without the NaN fix-ups: F32FromF16 and F16FromF32 each test their vector
+// for NaN so that NaN lanes get the integer versions' bits (the hardware quiets signalling NaNs and
+// truncates payloads). Those are three tests and branches per vector, which on a core that runs
+// AVX-512 as two 256-bit halves cost about as much as the op's own arithmetic. Here the raw
+// conversions are used and only f's result is tested: where it holds no NaN the bits are those of
+// the checked conversions (they differ only on NaN lanes, and a NaN input makes f's lane NaN);
+// otherwise the vector is redone with the checked ones. So f must give NaN in every lane with a
+// NaN input, as GeluBackward, SeluBackward and LogitGrad do (tested on every target with NaN
+// payloads, SimdTargets.*).
 template <int kIn, int kOut, class F>
 HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<float> df;
@@ -368,6 +378,32 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
   const size_t lanes = hn::Lanes(df);
   const bool s = CanStream(stream, out);
   size_t i = 0;
+#if ACLNN_SIMD_F16C
+  if constexpr (kIn == 2 || kOut == 2) {
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const hn::Rebind<uint16_t, decltype(df)> d16;
+    const auto load = [&](const void *p) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      if constexpr (kIn == 2)
+        return hn::PromoteTo(df,
+                             hn::BitCast(dh, hn::LoadU(d16, static_cast<const uint16_t *>(p) + i)));
+      else
+        return LoadAsF32<kIn>(df, p, i);
+    };
+    for (; i + lanes <= n; i += lanes) {
+      const auto v = CallWithKind<kOut>(f, df, load(a), load(b));
+      if (HWY_UNLIKELY(!hn::AllFalse(df, hn::IsNaN(v)))) {
+        StoreFromF32<kOut>(
+            df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out,
+            i, s);
+      } else if constexpr (kOut == 2) {
+        StoreOrStream(hn::BitCast(d16, hn::DemoteTo(dh, v)), d16, static_cast<uint16_t *>(out) + i,
+                      s);
+      } else {
+        StoreFromF32<kOut>(df, v, out, i, s);
+      }
+    }
+  }
+#endif
   for (; i + lanes <= n; i += lanes)
     StoreFromF32<kOut>(
         df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i,

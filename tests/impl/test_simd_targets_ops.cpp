@@ -38,6 +38,19 @@ struct Storage {
   void set(int64_t i, double v) {
     store_from_double(&bytes[static_cast<size_t>(i) * esize(dt)], dt, v);
   }
+  // A NaN of this dtype with a payload from r (signalling or quiet, either sign).
+  void set_nan(int64_t i, uint64_t r) {
+    uint8_t *e = &bytes[static_cast<size_t>(i) * esize(dt)];
+    if (dt == ACL_FLOAT) {
+      const auto v = static_cast<uint32_t>(0x7f800000u | (1 + r % 0x7fffffu) | (r >> 63 << 31));
+      std::memcpy(e, &v, 4);
+    } else {
+      const uint16_t exp = dt == ACL_FLOAT16 ? 0x7c00 : 0x7f80;
+      const uint16_t mant = dt == ACL_FLOAT16 ? 0x3ff : 0x7f;
+      const auto v = static_cast<uint16_t>(exp | (1 + r % mant) | (r >> 63 << 15));
+      std::memcpy(e, &v, 2);
+    }
+  }
   aclTensor *view(const std::vector<int64_t> &dims, std::vector<int64_t> strides = {},
                   int64_t offset = 0) {
     if (strides.empty()) {
@@ -95,6 +108,19 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
     for (int64_t i = 0; i < kN; ++i) {
       a.set(i, interesting(rng));
       b.set(i, interesting(rng));
+    }
+    // NaNs with payloads, quiet and signalling, in one input with a number in the other: the
+    // fp16 kernels convert through F16C without per-load NaN fix-ups and must still give the
+    // integer conversions' bits. (Where both inputs are NaN with different payloads, which one
+    // propagates follows the operand order the compiler chose for each target: not pinned, and
+    // all NaNs compare equal, VAL-ZERO-1.)
+    for (int64_t i = 3; i < kN; i += 61) {
+      a.set_nan(i, rng());
+      b.set(i, 0.75);
+    }
+    for (int64_t i = 17; i < kN; i += 67) {
+      b.set_nan(i, rng());
+      a.set(i, 0.25);
     }
     aclTensor *ta = a.view({kN}), *tb = b.view({kN});
     aclTensor *to = strided_out ? out.view({kN}, {2}, out_offset) : out.view({kN}, {1}, out_offset);
