@@ -141,7 +141,7 @@ template <int kOut, class DD>
 HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> vdy,
                                                              hn::Vec<DD> vy) {
   const hn::Rebind<float, DD> df;
-  const auto r = SeluGradExact(dd, vdy, vy);
+  const auto r = SeluGradFast<kOut>(dd, vdy, vy);
   if constexpr (kOut == 2)
     return simd::HWY_NAMESPACE::F32FromF16(df, simd::HWY_NAMESPACE::F16FromF64(dd, r));
   else if constexpr (kOut == 3)
