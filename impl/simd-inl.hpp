@@ -18,6 +18,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "impl/simd.hpp"
+
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -130,6 +132,34 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> 
   const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
   return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded));
 }
+
+// AVX512_BF16 (Zen 4, Cooper Lake and later): VCVTNEPS2BF16 rounds float to bfloat16 to nearest
+// even in one instruction where BF16FromF32 takes about nine, which matters on cores that run
+// AVX-512 as two 256-bit halves. It reads float subnormals as zero and makes NaNs quiet, so a
+// vector holding a subnormal or NaN lane keeps BF16FromF32; on every other lane (normal, zero,
+// inf) the two give the same bits. Highway 1.0.3 has no target with AVX512_BF16, so the code that
+// uses it carries its own target attribute (a superset of AVX3's, so AVX3 code inlines into it)
+// and runs only where the CPU reports the feature (bf16_insn_usable).
+#undef ACLNN_SIMD_BF16_INSN
+#if HWY_TARGET == HWY_AVX3 && ACLNN_SIMD_BF16_INSN_BUILT
+#define ACLNN_SIMD_BF16_INSN 1
+#define ACLNN_BF16_ATTR __attribute__((target("avx512bf16")))
+HWY_INLINE bool Bf16InsnUsable() {
+  static const bool cpu = __builtin_cpu_supports("avx512bf16");
+  return cpu && simd::bf16_insn_allowed();
+}
+template <class DF>
+HWY_INLINE ACLNN_BF16_ATTR hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
+  static_assert(hn::MaxLanes(DF()) == 16, "one 512-bit vector of floats");
+  // 0xa1: quiet NaN, denormal, signalling NaN.
+  if (HWY_UNLIKELY(_mm512_fpclass_ps_mask(v.raw, 0xa1) != 0)) return BF16FromF32(df, v);
+  hn::Vec<hn::Rebind<uint16_t, DF>> r;
+  r.raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v.raw));
+  return r;
+}
+#else
+#define ACLNN_SIMD_BF16_INSN 0
+#endif
 
 // double -> float, round to nearest even, overflow to +/-inf. Highway's portable DemoteTo clamps
 // to the largest float instead, so the portable targets convert lane by lane in C++.
@@ -359,6 +389,23 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
   }
 }
 
+#if ACLNN_SIMD_BF16_INSN
+// BinaryF32's full vectors for bfloat16 outputs through BF16FromF32Insn; returns the elements done.
+template <int kIn, class F>
+HWY_NOINLINE ACLNN_BF16_ATTR size_t BinaryF32ToBF16Insn(const void *a, const void *b, void *out,
+                                                        size_t n, bool stream, F &f) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  const size_t lanes = hn::Lanes(df);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = CallWithKind<3>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i));
+    StoreOrStream(BF16FromF32Insn(df, v), d16, static_cast<uint16_t *>(out) + i, stream);
+  }
+  return i;
+}
+#endif
+
 // BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
 //
 // binary16 through F16C without the NaN fix-ups: F32FromF16 and F16FromF32 each test their vector
@@ -378,6 +425,11 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
   const size_t lanes = hn::Lanes(df);
   const bool s = CanStream(stream, out);
   size_t i = 0;
+#if ACLNN_SIMD_BF16_INSN
+  if constexpr (kOut == 3 && kIn != 2) {
+    if (Bf16InsnUsable()) i = BinaryF32ToBF16Insn<kIn>(a, b, out, n, s, f);
+  }
+#endif
 #if ACLNN_SIMD_F16C
   if constexpr (kIn == 2 || kOut == 2) {
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;

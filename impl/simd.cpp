@@ -6,6 +6,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -191,6 +192,30 @@ int stream_override() {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> &bf16_insn_flag() {
+  static std::atomic<bool> flag{[] {
+    const char *v = std::getenv("ACLNN_CPU_BF16_INSN");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }()};
+  return flag;
+}
+}  // namespace
+
+bool bf16_insn_allowed() {
+  return bf16_insn_flag().load(std::memory_order_relaxed);
+}
+void allow_bf16_insn(bool allowed) {
+  bf16_insn_flag().store(allowed, std::memory_order_relaxed);
+}
+bool bf16_insn_available() {
+#if ACLNN_SIMD_BF16_INSN_BUILT
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
 
 // The size of the last-level cache: sysfs's highest cache level of cpu0 (what lscpu shows), else
 // glibc's sysconf. sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where

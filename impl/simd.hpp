@@ -54,6 +54,19 @@ void flush_streams();
 // so every later block is aligned and streams (an unaligned block is stored normally).
 int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
 
+// Whether the AVX-512 target may narrow float to bfloat16 with AVX512_BF16's VCVTNEPS2BF16 where
+// the CPU has it (the same bits as without; see simd-inl.hpp). On unless ACLNN_CPU_BF16_INSN=0 at
+// start-up; allow_bf16_insn sets it (tests and benchmarks compare both ways).
+bool bf16_insn_allowed();
+void allow_bf16_insn(bool allowed);
+// Whether this build has that code (GCC on x86-64) and this CPU the instruction.
+bool bf16_insn_available();
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ACLNN_SIMD_BF16_INSN_BUILT 1
+#else
+#define ACLNN_SIMD_BF16_INSN_BUILT 0
+#endif
+
 // For tests and benchmarks: the Highway targets compiled into the library that this CPU can run
 // (bit flags, best first), the name of one, and the target in use now.
 std::vector<int64_t> runnable_targets();

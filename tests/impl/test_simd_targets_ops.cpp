@@ -297,4 +297,67 @@ TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
   unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
+// Every bfloat16 pattern as either input of each elementwise op, against a few values of the
+// other (subnormal and overflowing results, zeros, infinities, NaN payloads): the AVX-512 target
+// with AVX512_BF16's narrowing gives the bytes it gives without (simd::allow_bf16_insn).
+Runner bf16_patterns(const std::string &op, bool first, double other, double eps) {
+  return [=] {
+    constexpr int64_t kAll = 65536;
+    Storage a(kAll, ACL_BF16), b(kAll, ACL_BF16), out(kAll, ACL_BF16);
+    for (int64_t i = 0; i < kAll; ++i) {
+      const auto bits = static_cast<uint16_t>(i);
+      std::memcpy(&(first ? a : b).bytes[static_cast<size_t>(i) * 2], &bits, 2);
+      (first ? b : a).set(i, other);
+    }
+    aclTensor *ta = a.view({kAll}), *tb = b.view({kAll}), *to = out.view({kAll});
+    if (op == "gelu")
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnGeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnGeluBackward(p, w, e, nullptr);
+          });
+    else if (op == "selu")
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnSeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) {
+            return aclnnSeluBackward(p, w, e, nullptr);
+          });
+    else
+      two_phase(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnLogitGradGetWorkspaceSize(ta, tb, eps, to, w, e);
+          },
+          [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+    for (aclTensor *t : {ta, tb, to}) aclDestroyTensor(t);
+    return out.bytes;
+  };
+}
+
+TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
+  if (!simd::bf16_insn_available())
+    GTEST_SKIP() << "no AVX512_BF16 on this CPU or in this build: the library never uses it here";
+  simd::force_target(simd::runnable_targets().front());
+  set_threads(1);
+  int compared = 0;
+  for (const char *op : {"gelu", "selu", "logit"})
+    for (bool first : {true, false})
+      for (double other : {1.0, -1.5, 0x1p-130, 3e38, -0.0, 0.375}) {
+        SCOPED_TRACE(std::string(op) + (first ? " a" : " b") + " all patterns, other " +
+                     std::to_string(other));
+        const Runner run = bf16_patterns(op, first, other, 0.01);
+        simd::allow_bf16_insn(false);
+        const std::vector<uint8_t> ref = run();
+        simd::allow_bf16_insn(true);
+        EXPECT_TRUE(run() == ref);
+        ++compared;
+      }
+  EXPECT_EQ(compared, 36);
+  simd::force_target(0);
+  unsetenv("ACLNN_CPU_NUM_THREADS");
+}
+
 }  // namespace
