@@ -31,8 +31,8 @@ inline float half_to_float(uint16_t h) {
   const uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
   uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
+  if (exp == 0x1f) {  // inf, or NaN made quiet (IEEE 754's conversion; F16C does the same)
+    bits = sign | 0x7f800000u | (mant << 13) | (mant != 0 ? 0x00400000u : 0u);
   } else if (exp != 0) {
     bits = sign | ((exp + 112) << 23) | (mant << 13);
   } else if (mant == 0) {
@@ -45,12 +45,13 @@ inline float half_to_float(uint16_t h) {
 }
 
 // Rounds a double to the nearest binary16 (ties to even), with subnormals and overflow to inf.
-// Rounding straight from double avoids the double rounding of double -> float -> half.
+// Rounding straight from double avoids the double rounding of double -> float -> half. NaN: quiet,
+// the payload's top 9 bits kept (sign | 0x7e00 | payload >> 42: what F16C gives for the float).
 inline uint16_t double_to_half(double d) {
   const uint64_t bits = std::bit_cast<uint64_t>(d);
   const uint16_t sign = static_cast<uint16_t>((bits >> 48) & 0x8000u);
   const double a = std::fabs(d);
-  if (std::isnan(d)) return sign | 0x7e00u;
+  if (std::isnan(d)) return sign | 0x7e00u | static_cast<uint16_t>((bits >> 42) & 0x3ffu);
   if (a >= 65520.0) return sign | 0x7c00u;  // 65520 = max half + half ulp: rounds to inf
   if (a < 0x1p-14) {
     // Subnormal range: quantum 2^-24; nearbyint rounds ties to even in the default mode.

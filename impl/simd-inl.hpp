@@ -33,10 +33,13 @@ HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h)
   const auto sign = hn::ShiftLeft<16>(hn::And(u, hn::Set(du, 0x8000u)));
   const auto em = hn::And(u, hn::Set(du, 0x7fffu));
   const auto emi = hn::BitCast(di, em);
-  // Normal: shift into place and rebias 15 -> 127; inf/NaN: all-ones exponent, payload kept;
-  // subnormal: em * 2^-24 (an exact integer conversion and power-of-two scaling, normal result).
+  // Normal: shift into place and rebias 15 -> 127; inf/NaN: all-ones exponent, payload kept, NaN
+  // made quiet (IEEE 754's conversion of a signalling NaN, as F16C does); subnormal: em * 2^-24
+  // (an exact integer conversion and power-of-two scaling, normal result).
   const auto normal = hn::Add(hn::ShiftLeft<13>(em), hn::Set(du, 112u << 23));
-  const auto infnan = hn::Or(hn::ShiftLeft<13>(em), hn::Set(du, 0x7f800000u));
+  const auto quiet = hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(emi, hn::Set(di, 0x7c00))),
+                                        hn::Set(du, 0x00400000u));
+  const auto infnan = hn::Or(hn::Or(hn::ShiftLeft<13>(em), hn::Set(du, 0x7f800000u)), quiet);
   const auto sub = hn::BitCast(du, hn::Mul(hn::ConvertTo(df, emi), hn::Set(df, 0x1p-24f)));
   auto bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(emi, hn::Set(di, 0x7bff))), infnan, normal);
   bits = hn::IfThenElse(hn::RebindMask(du, hn::Lt(emi, hn::Set(di, 0x400))), sub, bits);
@@ -44,10 +47,12 @@ HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h)
 }
 
 // The x86 targets have F16C (Highway's AVX2 and AVX-512 targets require it): its conversions are
-// IEEE (exact widening; narrowing rounded to nearest even by the immediate, subnormals kept), so
-// they give the integer versions' bits for every non-NaN value at a fraction of the cost. NaN lanes
-// (hardware quiets and truncates payloads) are redone by the integer version, only in vectors that
-// hold one.
+// IEEE (exact widening; narrowing rounded to nearest even by the immediate, subnormals kept; a NaN
+// made quiet, its payload kept or truncated to the top bits), and the integer versions treat NaN
+// the same way, so both give the same bits for every input (tested on all 2^16 patterns and, label
+// slow, every float). Until the fifth round the integer versions kept signalling NaNs and gave one
+// canonical fp16 NaN, so every F16C conversion tested its vector for NaN and redid those lanes:
+// that test cost LayerNormBackward fp16 a fifth of its time.
 #undef ACLNN_SIMD_F16C  // this header is included once per target
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 #define ACLNN_SIMD_F16C 1
@@ -55,14 +60,11 @@ HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h)
 #define ACLNN_SIMD_F16C 0
 #endif
 
-// binary16 bits -> float, exact (NaN payloads kept).
+// binary16 bits -> float, exact (NaN: payload kept, made quiet).
 template <class DF>
 HWY_INLINE hn::Vec<DF> F32FromF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h) {
 #if ACLNN_SIMD_F16C
-  const auto f = hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), h));
-  const auto nan = hn::IsNaN(f);
-  if (HWY_LIKELY(hn::AllFalse(df, nan))) return f;
-  return hn::IfThenElse(nan, F32FromF16Int(df, h), f);
+  return hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), h));
 #else
   return F32FromF16Int(df, h);
 #endif
@@ -75,8 +77,8 @@ HWY_INLINE hn::Vec<DF> F32FromBF16(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> b) {
   return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, b)));
 }
 
-// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00; integer operations and
-// exact scalings only.
+// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00 | the top 9 bits of the
+// payload (quiet, truncated, as F16C); integer operations and exact scalings only.
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32Int(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
@@ -98,24 +100,17 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32Int(DF df, hn::Vec<DF> v)
   auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
   r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(af, hn::Set(df, 65520.0f))), hn::Set(du, 0x7c00u),
                      r);
-  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, 0x7e00u), r);
+  const auto nan =
+      hn::Or(hn::ShiftRight<13>(hn::And(a, hn::Set(du, 0x007fffffu))), hn::Set(du, 0x7e00u));
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, r);
   return hn::TruncateTo(d16, hn::Or(r, sign));
 }
 
-// float -> binary16 bits, round to nearest even; NaN -> sign | 0x7e00.
+// float -> binary16 bits, round to nearest even; NaN as F16FromF32Int.
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
 #if ACLNN_SIMD_F16C
-  const hn::Rebind<uint16_t, DF> d16;
-  const auto r = hn::BitCast(d16, hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), v));
-  const auto nan = hn::IsNaN(v);
-  if (HWY_LIKELY(hn::AllFalse(df, nan))) return r;
-  const hn::RebindToUnsigned<DF> du;
-  const auto canonical =
-      hn::Or(hn::ShiftRight<16>(hn::And(hn::BitCast(du, v), hn::Set(du, 0x80000000u))),
-             hn::Set(du, 0x7e00u));
-  return hn::TruncateTo(d16,
-                        hn::IfThenElse(hn::RebindMask(du, nan), canonical, hn::PromoteTo(du, r)));
+  return hn::BitCast(hn::Rebind<uint16_t, DF>(), hn::DemoteTo(hn::Rebind<hwy::float16_t, DF>(), v));
 #else
   return F16FromF32Int(df, v);
 #endif
@@ -179,8 +174,10 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DD>> F32FromF64(DD dd, hn::Vec<DD> v) {
 
 // double -> 16-bit float bits in one rounding to nearest even. kFrac fraction bits, exponent
 // rebias kRebias (1023 - bias), subnormal quantum 2^kSubExp, min normal, overflow threshold (max
-// finite + half an ulp), canonical NaN.
-template <int kFrac, uint64_t kRebias, int kSubExp, uint64_t kInf, uint64_t kNan, class DD>
+// finite + half an ulp), NaN (kNan, or'ed with the payload's top kFrac bits where kNanPayload: fp16
+// NaNs as F16FromF32(F32FromF64(v)) gives them).
+template <int kFrac, uint64_t kRebias, int kSubExp, uint64_t kInf, uint64_t kNan, bool kNanPayload,
+          class DD>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> Narrow16FromF64(DD dd, hn::Vec<DD> v,
                                                              double min_normal, double overflow) {
   const hn::RebindToUnsigned<DD> du;
@@ -203,16 +200,19 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> Narrow16FromF64(DD dd, hn::Vec<DD> 
   const auto normal = hn::Sub(rounded, hn::Set(du, kRebias << kFrac));
   auto r = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
   r = hn::IfThenElse(hn::RebindMask(du, hn::Ge(ad, hn::Set(dd, overflow))), hn::Set(du, kInf), r);
-  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Set(du, kNan), r);
+  auto nan = hn::Set(du, kNan);
+  if constexpr (kNanPayload)
+    nan = hn::Or(nan, hn::And(hn::ShiftRight<kShift>(a), hn::Set(du, (uint64_t{1} << kFrac) - 1)));
+  r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, r);
   return hn::TruncateTo(d16, hn::Or(r, sign));
 }
 template <class DD>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64(DD dd, hn::Vec<DD> v) {
-  return Narrow16FromF64<10, 1008, -24, 0x7c00, 0x7e00>(dd, v, 0x1p-14, 65520.0);
+  return Narrow16FromF64<10, 1008, -24, 0x7c00, 0x7e00, true>(dd, v, 0x1p-14, 65520.0);
 }
 template <class DD>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
-  return Narrow16FromF64<7, 896, -133, 0x7f80, 0x7fc0>(dd, v, 0x1p-126, 0x1.ffp127);
+  return Narrow16FromF64<7, 896, -133, 0x7f80, 0x7fc0, false>(dd, v, 0x1p-126, 0x1.ffp127);
 }
 
 // Lambdas passed to the kernels below are marked with this so that GCC inlines them into the
@@ -407,16 +407,6 @@ HWY_NOINLINE ACLNN_BF16_ATTR size_t BinaryF32ToBF16Insn(const void *a, const voi
 #endif
 
 // BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
-//
-// binary16 through F16C without the NaN fix-ups: F32FromF16 and F16FromF32 each test their vector
-// for NaN so that NaN lanes get the integer versions' bits (the hardware quiets signalling NaNs and
-// truncates payloads). Those are three tests and branches per vector, which on a core that runs
-// AVX-512 as two 256-bit halves cost about as much as the op's own arithmetic. Here the raw
-// conversions are used and only f's result is tested: where it holds no NaN the bits are those of
-// the checked conversions (they differ only on NaN lanes, and a NaN input makes f's lane NaN);
-// otherwise the vector is redone with the checked ones. So f must give NaN in every lane with a
-// NaN input, as GeluBackward, SeluBackward and LogitGrad do (tested on every target with NaN
-// payloads, SimdTargets.*).
 template <int kIn, int kOut, class F>
 HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<float> df;
@@ -426,34 +416,8 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
   const bool s = CanStream(stream, out);
   size_t i = 0;
 #if ACLNN_SIMD_BF16_INSN
-  if constexpr (kOut == 3 && kIn != 2) {
+  if constexpr (kOut == 3) {
     if (Bf16InsnUsable()) i = BinaryF32ToBF16Insn<kIn>(a, b, out, n, s, f);
-  }
-#endif
-#if ACLNN_SIMD_F16C
-  if constexpr (kIn == 2 || kOut == 2) {
-    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-    const hn::Rebind<uint16_t, decltype(df)> d16;
-    const auto load = [&](const void *p) HWY_ATTR ACLNN_SIMD_LAMBDA {
-      if constexpr (kIn == 2)
-        return hn::PromoteTo(df,
-                             hn::BitCast(dh, hn::LoadU(d16, static_cast<const uint16_t *>(p) + i)));
-      else
-        return LoadAsF32<kIn>(df, p, i);
-    };
-    for (; i + lanes <= n; i += lanes) {
-      const auto v = CallWithKind<kOut>(f, df, load(a), load(b));
-      if (HWY_UNLIKELY(!hn::AllFalse(df, hn::IsNaN(v)))) {
-        StoreFromF32<kOut>(
-            df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out,
-            i, s);
-      } else if constexpr (kOut == 2) {
-        StoreOrStream(hn::BitCast(d16, hn::DemoteTo(dh, v)), d16, static_cast<uint16_t *>(out) + i,
-                      s);
-      } else {
-        StoreFromF32<kOut>(df, v, out, i, s);
-      }
-    }
   }
 #endif
   for (; i + lanes <= n; i += lanes)
@@ -532,7 +496,7 @@ HWY_INLINE hn::Vec<D> Horner(D d, hn::Vec<D> s, const hn::TFromD<D> (&c)[N]) {
 // exactly; rounding that to 11 bits (F16FromF32) is then the correct rounding of the double
 // (round-to-odd at p >= q + 2 bits followed by round-to-nearest at q bits is the direct rounding).
 // Values below float's normal range round to +-0 in binary16 by either route; values beyond it
-// become +-inf; NaN stays NaN (F16FromF32 makes it sign | 0x7e00, as F16FromF64 does).
+// become +-inf; NaN stays NaN (sign | 0x7e00 | the payload's top 9 bits, as F16FromF64 gives).
 template <class DD>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64ViaOdd(DD dd, hn::Vec<DD> v) {
   const hn::RebindToUnsigned<DD> du;

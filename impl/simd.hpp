@@ -12,18 +12,17 @@
 
 namespace aclnn_cpu::simd {
 
-// binary16 / bfloat16 -> float or double: exact (NaN payloads kept).
+// binary16 / bfloat16 -> float or double: exact (NaN payloads kept; a binary16 NaN made quiet).
 void f16_to_f32(const uint16_t *src, float *dst, size_t n);
 void bf16_to_f32(const uint16_t *src, float *dst, size_t n);
 void f16_to_f64(const uint16_t *src, double *dst, size_t n);
 void bf16_to_f64(const uint16_t *src, double *dst, size_t n);
 void f32_to_f64(const float *src, double *dst, size_t n);
-// float -> 16-bit, round to nearest even (fp16 NaN: sign | 0x7e00; bf16 NaN: quieted, payload
-// kept).
+// float -> 16-bit, round to nearest even (NaN: quieted, the payload's top bits kept).
 void f32_to_f16(const float *src, uint16_t *dst, size_t n);
 void f32_to_bf16(const float *src, uint16_t *dst, size_t n);
 // double -> narrower, one rounding to nearest even (no double rounding through float); NaN gives
-// sign | 0x7e00 (fp16), sign | 0x7fc0 (bf16).
+// sign | 0x7e00 | the payload's top 9 bits (fp16, as through float), sign | 0x7fc0 (bf16).
 void f64_to_f32(const double *src, float *dst, size_t n);
 void f64_to_f16(const double *src, uint16_t *dst, size_t n);
 void f64_to_bf16(const double *src, uint16_t *dst, size_t n);

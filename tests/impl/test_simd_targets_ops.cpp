@@ -109,9 +109,9 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
       a.set(i, interesting(rng));
       b.set(i, interesting(rng));
     }
-    // NaNs with payloads, quiet and signalling, in one input with a number in the other: the
-    // fp16 kernels convert through F16C without per-load NaN fix-ups and must still give the
-    // integer conversions' bits. (Where both inputs are NaN with different payloads, which one
+    // NaNs with payloads, quiet and signalling, in one input with a number in the other: F16C
+    // (the x86 targets) and the integer conversions (the portable one) must treat them alike.
+    // (Where both inputs are NaN with different payloads, which one
     // propagates follows the operand order the compiler chose for each target: not pinned, and
     // all NaNs compare equal, VAL-ZERO-1.)
     for (int64_t i = 3; i < kN; i += 61) {
