@@ -134,9 +134,12 @@ HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
 constexpr float kLambdaF = 0x1.0cfabep+0f;  // relative error 3.3e-8
 constexpr float kLambdaAlphaHiF = 0x1.c212ccp+0f, kLambdaAlphaLoF = 0x1.903c0cp-26f;
 
-// The exact path for a vector of floats, as the 16-bit result of kOut (2: binary16, 3: bfloat16)
-// widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1: the float
-// result (a FLOAT output; not used: FLOAT is computed in double vectors).
+// The correctly rounded result for a vector of floats, as the 16-bit result of kOut (2: binary16,
+// 3: bfloat16) widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1:
+// the float result (a FLOAT output; not used: FLOAT is computed in double vectors). Through the
+// double product first (SeluGradFast: its margin is 2^29 times finer than the float one's, so it
+// settles nearly every lane the float product could not), which itself falls back to the exact
+// double-double path where it cannot decide.
 template <int kOut, class DD>
 HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> vdy,
                                                              hn::Vec<DD> vy) {
@@ -172,7 +175,7 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 // cancels, the product 1; in units 2^-24), i.e. less than 3.5 float ulps from p; the 16-bit
 // rounding of p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within
 // kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
-// vectors take the exact double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
+// vectors take the double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
 // of fp16 vectors (0.2 % of bf16) do on random data.
 template <int kOut, class DF>
 HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
