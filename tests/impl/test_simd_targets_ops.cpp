@@ -98,6 +98,29 @@ void two_phase(GetWs get_ws, Run run) {
   ASSERT_EQ(run(w.data(), ws, ex), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
+// Both phases of one elementwise op ("gelu", "selu" or "logit" with eps) on tensors a, b -> out.
+void run_elementwise(const std::string &op, aclTensor *ta, aclTensor *tb, aclTensor *to,
+                     double eps) {
+  if (op == "gelu")
+    two_phase(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnGeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+        },
+        [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnGeluBackward(p, w, e, nullptr); });
+  else if (op == "selu")
+    two_phase(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnSeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
+        },
+        [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnSeluBackward(p, w, e, nullptr); });
+  else
+    two_phase(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnLogitGradGetWorkspaceSize(ta, tb, eps, to, w, e);
+        },
+        [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+}
+
 // Elementwise op on kN elements; the output strided by 2 when `strided_out` (double staging path),
 // starting `out_offset` elements into its storage.
 Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, double eps = -1.0,
@@ -124,28 +147,7 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
     }
     aclTensor *ta = a.view({kN}), *tb = b.view({kN});
     aclTensor *to = strided_out ? out.view({kN}, {2}, out_offset) : out.view({kN}, {1}, out_offset);
-    if (op == "gelu")
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnGeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) {
-            return aclnnGeluBackward(p, w, e, nullptr);
-          });
-    else if (op == "selu")
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnSeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) {
-            return aclnnSeluBackward(p, w, e, nullptr);
-          });
-    else
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnLogitGradGetWorkspaceSize(ta, tb, eps, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+    run_elementwise(op, ta, tb, to, eps);
     aclDestroyTensor(ta);
     aclDestroyTensor(tb);
     aclDestroyTensor(to);
@@ -310,28 +312,7 @@ Runner bf16_patterns(const std::string &op, bool first, double other, double eps
       (first ? b : a).set(i, other);
     }
     aclTensor *ta = a.view({kAll}), *tb = b.view({kAll}), *to = out.view({kAll});
-    if (op == "gelu")
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnGeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) {
-            return aclnnGeluBackward(p, w, e, nullptr);
-          });
-    else if (op == "selu")
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnSeluBackwardGetWorkspaceSize(ta, tb, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) {
-            return aclnnSeluBackward(p, w, e, nullptr);
-          });
-    else
-      two_phase(
-          [&](uint64_t *w, aclOpExecutor **e) {
-            return aclnnLogitGradGetWorkspaceSize(ta, tb, eps, to, w, e);
-          },
-          [&](void *p, uint64_t w, aclOpExecutor *e) { return aclnnLogitGrad(p, w, e, nullptr); });
+    run_elementwise(op, ta, tb, to, eps);
     for (aclTensor *t : {ta, tb, to}) aclDestroyTensor(t);
     return out.bytes;
   };
