@@ -43,10 +43,12 @@ constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1
                              -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
                              0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
                              -0x1.6678a455a81d3p-15};
-// The same in float, degree 9; relative error 1.2e-6 (float Horner).
-constexpr float kQ32[10] = {-0x1.025454p-1f,  0x1.195908p-4f, -0x1.55eb1p-5f,  0x1.882398p-6f,
-                            -0x1.b0dbc8p-7f,  0x1.c0b0a2p-8f, -0x1.7cb2e4p-9f, 0x1.753a98p-10f,
-                            -0x1.459c3cp-10f, 0x1.1b3ef2p-11f};
+// The same in float for FLOAT16 (BFLOAT16 reads a table), degree 7; relative error 2.3e-5 (float
+// Horner). Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of
+// rounding plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of
+// ten (fifth round).
+constexpr float kQ32[8] = {-0x1.02531ep-1f, 0x1.1954cep-4f, -0x1.58643ep-5f, 0x1.8a4b42p-6f,
+                           -0x1.7ebe32p-7f, 0x1.950edcp-8f, -0x1.6021d8p-8f, 0x1.4765d6p-9f};
 // t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
 // s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
 constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
@@ -56,8 +58,8 @@ constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1
 // The root t0 = 0.75179152469356445745... of G as double-double and float-float.
 constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
 constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
-// exp(-r) for |r| <= ln2/2: near-minimax degree 6 in double (relative error 2.6e-9), Taylor
-// degree 7 (5e-9) in float.
+// exp(-r) for |r| <= ln2/2: near-minimax degree 6 in double (relative error 2.6e-9), degree 4 in
+// float (3.5e-6, float Horner; was Taylor degree 7, 5e-9, more than FLOAT16 needs).
 constexpr double kExp64[7] = {0x1.0000000000001p+0,  -0x1.000000a1fd6b4p+0, 0x1.00000028794fbp-1,
                               -0x1.5554043e278b2p-3, 0x1.5554ace11d231p-5,  -0x1.126fa6fdefa74p-7,
                               0x1.6d7531ee86d9ep-10};
@@ -65,8 +67,8 @@ constexpr double kExp64[7] = {0x1.0000000000001p+0,  -0x1.000000a1fd6b4p+0, 0x1.
 // needs no halving.
 constexpr double kExpHalf64[7] = {kExp64[0],      kExp64[1] / 2,  kExp64[2] / 4, kExp64[3] / 8,
                                   kExp64[4] / 16, kExp64[5] / 32, kExp64[6] / 64};
-constexpr float kExp32[8] = {1.0f,      -1.0f,       1.0f / 2,   -1.0f / 6,
-                             1.0f / 24, -1.0f / 120, 1.0f / 720, -1.0f / 5040};
+constexpr float kExp32[5] = {0x1p+0f, -0x1.fffb0ep-1f, 0x1.fffe5ap-2f, -0x1.57e73p-3f,
+                             0x1.570b98p-5f};
 constexpr double kFast = 4.0;  // end of the Q fit
 constexpr double kClamp = 20.0;
 }  // namespace aclnn_cpu::gelu
