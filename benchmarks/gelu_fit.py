@@ -61,45 +61,29 @@ def emit(name, f, a, b, deg, dtype):
     print(", ".join(float(c).hex() + suffix for c in p))
 
 
-def emit_exp(deg):
-    """exp(-r) on |r| <= ln2/2, Chebyshev interpolation in s = r / (ln2/2), printed in r."""
+def emit_exp(name, deg, dtype):
+    """exp(-r) on |r| <= ln2/2, Chebyshev interpolation in s = r / (ln2/2), printed in r, with
+    Horner's rule evaluated in dtype."""
     half = mp.log(2) / 2
     ps = fit(lambda r: mp.exp(-r), -half, half, deg)
-    p = np.array([float(mp.mpf(float(c)) / half**k) for k, c in enumerate(ps)])
+    p = np.array([dtype(float(mp.mpf(float(c)) / half**k)) for k, c in enumerate(ps)])
     err = 0
     for s in np.linspace(-1, 1, 801):
-        r = float(half * mp.mpf(float(s)))
-        v = 0.0
+        r = dtype(float(half * mp.mpf(float(s))))
+        v = dtype(0)
         for c in p[::-1]:
-            v = v * r + c
-        err = max(err, abs(float((mp.mpf(v) - mp.exp(-mp.mpf(r))) / mp.exp(-mp.mpf(r)))))
-    print(f"// kExp64: exp(-r) on |r| <= ln2/2, degree {deg}: relative error {err:.2e}")
-    print(", ".join(float(c).hex() for c in p))
+            v = dtype(v * r + c)
+        exact = mp.exp(-mp.mpf(float(r)))
+        err = max(err, abs(float((mp.mpf(float(v)) - exact) / exact)))
+    suffix = "f" if dtype == np.float32 else ""
+    print(f"// {name}: exp(-r) on |r| <= ln2/2, degree {deg}: relative error {err:.2e}")
+    print(", ".join(float(c).hex() + suffix for c in p))
 
 
 emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 12, np.float64)
-emit_exp(6)
+emit_exp("kExp64", 6, np.float64)
 emit("kQ32: the same in float", q, 0, 4, 7, np.float32)
-
-
-def emit_exp32(deg):
-    """kExp32: exp(-r) on |r| <= ln2/2 in float, Chebyshev interpolation printed in r."""
-    half = mp.log(2) / 2
-    ps = fit(lambda r: mp.exp(-r), -half, half, deg)
-    p = np.array([np.float32(float(mp.mpf(float(c)) / half**k)) for k, c in enumerate(ps)])
-    err = 0
-    for s in np.linspace(-1, 1, 801):
-        r = np.float32(float(half * mp.mpf(float(s))))
-        v = np.float32(0)
-        for c in p[::-1]:
-            v = np.float32(v * r + c)
-        exact = mp.exp(-mp.mpf(float(r)))
-        err = max(err, abs(float((mp.mpf(float(v)) - exact) / exact)))
-    print(f"// kExp32: exp(-r) on |r| <= ln2/2 in float, degree {deg}: relative error {err:.2e}")
-    print(", ".join(float(c).hex() + "f" for c in p))
-
-
-emit_exp32(4)
+emit_exp("kExp32", 4, np.float32)
 emit("kTail: t R(t) on [4, 20]", tail, mp.mpf("0.2"), 1, 10, np.float64)
 hi = float(T0)
 print(f"// t0 = {mp.nstr(T0, 30)}: {hi.hex()} + {float(T0 - hi).hex()};",

@@ -134,15 +134,11 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> 
 // vector holding a subnormal or NaN lane keeps BF16FromF32; on every other lane (normal, zero,
 // inf) the two give the same bits. Highway 1.0.3 has no target with AVX512_BF16, so the code that
 // uses it carries its own target attribute (a superset of AVX3's, so AVX3 code inlines into it)
-// and runs only where the CPU reports the feature (bf16_insn_usable).
+// and runs only where simd::use_bf16_insn() says so.
 #undef ACLNN_SIMD_BF16_INSN
 #if HWY_TARGET == HWY_AVX3 && ACLNN_SIMD_BF16_INSN_BUILT
 #define ACLNN_SIMD_BF16_INSN 1
 #define ACLNN_BF16_ATTR __attribute__((target("avx512bf16")))
-HWY_INLINE bool Bf16InsnUsable() {
-  static const bool cpu = __builtin_cpu_supports("avx512bf16");
-  return cpu && simd::bf16_insn_allowed();
-}
 template <class DF>
 HWY_INLINE ACLNN_BF16_ATTR hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
   static_assert(hn::MaxLanes(DF()) == 16, "one 512-bit vector of floats");
@@ -417,7 +413,7 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
   size_t i = 0;
 #if ACLNN_SIMD_BF16_INSN
   if constexpr (kOut == 3) {
-    if (Bf16InsnUsable()) i = BinaryF32ToBF16Insn<kIn>(a, b, out, n, s, f);
+    if (simd::use_bf16_insn()) i = BinaryF32ToBF16Insn<kIn>(a, b, out, n, s, f);
   }
 #endif
   for (; i + lanes <= n; i += lanes)

@@ -191,9 +191,6 @@ int stream_override() {
   return -1;
 }
 
-}  // namespace
-
-namespace {
 std::atomic<bool> &bf16_insn_flag() {
   static std::atomic<bool> flag{[] {
     const char *v = std::getenv("ACLNN_CPU_BF16_INSN");
@@ -211,10 +208,14 @@ void allow_bf16_insn(bool allowed) {
 }
 bool bf16_insn_available() {
 #if ACLNN_SIMD_BF16_INSN_BUILT
-  return __builtin_cpu_supports("avx512bf16");
+  static const bool cpu = __builtin_cpu_supports("avx512bf16");
+  return cpu;
 #else
   return false;
 #endif
+}
+bool use_bf16_insn() {
+  return bf16_insn_available() && bf16_insn_allowed();
 }
 
 // The size of the last-level cache: sysfs's highest cache level of cpu0 (what lscpu shows), else

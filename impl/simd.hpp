@@ -58,8 +58,10 @@ int64_t stream_block(bool stream, const char *out, int64_t es, int64_t m);
 // start-up; allow_bf16_insn sets it (tests and benchmarks compare both ways).
 bool bf16_insn_allowed();
 void allow_bf16_insn(bool allowed);
-// Whether this build has that code (GCC on x86-64) and this CPU the instruction.
+// Whether this build has that code (GCC on x86-64) and this CPU the instruction (read once).
 bool bf16_insn_available();
+// bf16_insn_available() and bf16_insn_allowed(): whether the AVX-512 target uses it now.
+bool use_bf16_insn();
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ACLNN_SIMD_BF16_INSN_BUILT 1
 #else
