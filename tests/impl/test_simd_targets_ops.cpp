@@ -166,11 +166,20 @@ Runner layer_norm(aclDataType dt) {
       x.set(i, nd(rng));
       dy.set(i, nd(rng));
     }
+    std::vector<double> means(m);
     for (int64_t i = 0; i < m; ++i) {
-      mean.set(i, 0.1 * nd(rng));
+      means[i] = static_cast<float>(0.1 * nd(rng));
+      mean.set(i, means[i]);
       rstd.set(i, 1.0 + 0.1 * nd(rng));
     }
     for (int64_t i = 0; i < n; ++i) w.set(i, nd(rng));
+    // Rows that leave the float gradInput path: row 3's element 7 has dy * w = 6e39 (a lane
+    // recomputed in double), row 4 has dy = 0 (c1 = 0: a double row).
+    w.set(7, 1e35);
+    dy.set(3 * n + 7, 6e4);
+    x.set(3 * n + 7, means[3]);
+    rstd.set(3, 1e-20);
+    for (int64_t j = 0; j < n; ++j) dy.set(4 * n + j, 0.0);
     aclTensor *tx = x.view({m, n}), *tdy = dy.view({m, n}), *tgi = gi.view({m, n}),
               *tmean = mean.view({m, 1}), *trstd = rstd.view({m, 1}), *tw = w.view({n}),
               *tgw = gw.view({n}), *tgb = gb.view({n});
@@ -293,6 +302,9 @@ TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
                        std::to_string(offset) + (strided ? " strided" : ""));
           same_bytes_streaming(elementwise(op, dt, strided, 0.01, offset));
         }
+    // LayerNormBackward streams the gradInput rows that start 64-byte aligned.
+    SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data());
+    same_bytes_streaming(layer_norm(dt));
   }
   simd::force_target(0);
   unsetenv("ACLNN_CPU_STREAM_STORES");
