@@ -75,9 +75,10 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) 
   if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
     constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
     const T *first = reinterpret_cast<const T *>(base + u.row_begin * p.row_stride) + h0;
-    simd::accumulate_rows_f64(kind, first, static_cast<ptrdiff_t>(p.row_stride),
-                              static_cast<size_t>(u.row_end - u.row_begin), acc,
-                              static_cast<size_t>(w));
+    simd::accumulate_rows_f64(
+        kind, first, static_cast<ptrdiff_t>(p.row_stride),
+        static_cast<size_t>(u.row_end - u.row_begin), acc, static_cast<size_t>(w),
+        p.total_elements * static_cast<int64_t>(sizeof(T)) > simd::last_level_cache_bytes());
   } else {
     for (int64_t r = u.row_begin; r < u.row_end; ++r) {
       const char *row = base + r * p.row_stride + h0 * p.h_stride;

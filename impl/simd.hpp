@@ -32,9 +32,10 @@ void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 // accumulate_f64 for `rows` rows at src + r * row_stride bytes, r = 0, 1, ... in that order: the
 // same additions in the same order (the same bits), acc loaded and stored once per eight FLOAT
-// rows.
+// rows. prefetch: the data comes from memory, not cache (the caller's whole input exceeds the
+// last-level cache); FLOAT rows then request the next pass's rows into L2.
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n);
+                         size_t n, bool prefetch = false);
 
 // ---- non-temporal stores ------------------------------------------------------------------------
 // Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal

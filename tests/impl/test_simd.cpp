@@ -242,14 +242,18 @@ TEST_P(SimdTarget, AccumulatesRowsLikeOneRowAfterTheOther) {
           }
         std::vector<double> acc0(n);
         for (auto &a : acc0) a = std::ldexp(static_cast<double>(rng() >> 11), -40);
-        std::vector<double> one = acc0, batched = acc0;
+        std::vector<double> one = acc0;
         for (size_t r = 0; r < rows; ++r)
           simd::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
-        simd::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride), rows,
-                                  batched.data(), n);
-        for (size_t i = 0; i < n; ++i)
-          ASSERT_EQ(std::bit_cast<uint64_t>(one[i]), std::bit_cast<uint64_t>(batched[i]))
-              << "kind " << kind << " n " << n << " rows " << rows << " i " << i;
+        for (bool prefetch : {false, true}) {
+          std::vector<double> batched = acc0;
+          simd::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride), rows,
+                                    batched.data(), n, prefetch);
+          for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(std::bit_cast<uint64_t>(one[i]), std::bit_cast<uint64_t>(batched[i]))
+                << "kind " << kind << " n " << n << " rows " << rows << " i " << i << " prefetch "
+                << prefetch;
+        }
       }
     }
   }
