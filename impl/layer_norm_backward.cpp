@@ -329,6 +329,7 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
   }
   sh::StoreOrStream(out, dout, static_cast<T *>(gi) + j, stream);
 }
+
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
 // null); mean/rstd: the rows' values; wf: the weight as floats (exact), or null; stream: write
 // 64-byte aligned float rows of gradInput with non-temporal stores.
