@@ -126,6 +126,18 @@ HWY_INLINE double LnGradInputF64(const void *x, const void *dy, const double *w,
   return rstd * std::fma(xh, -c2, g - c1);
 }
 
+// The column partials of elements [n8, n) of a row (the scalar tail of the vector loops).
+template <int kIn>
+HWY_INLINE void LnPartialsTail(int64_t n8, int64_t n, const void *x, const void *dy, double mean,
+                               double rstd, double *pw, double *pb) {
+  if (!pw && !pb) return;
+  for (int64_t j = n8; j < n; ++j) {
+    const double d = LnLoad<kIn>(dy, j);
+    if (pw) pw[j] = std::fma(d, (LnLoad<kIn>(x, j) - mean) * rstd, pw[j]);
+    if (pb) pb[j] += d;
+  }
+}
+
 // The float constants of a row.
 struct LnRowF32 {
   float mean, rstd, c1, nc2;
@@ -171,11 +183,11 @@ HWY_INLINE void LnGradInputF32One(const void *x, const void *dy, const float *wf
 // accumulators, one per residue j mod 8, whatever the vector width (8/L vectors of L lanes), then
 // add them in one fixed order; every multiply-add is fused on every target (sh::Fma): the
 // arithmetic is the same on every target, so every target gives the same bits.
-// gi_kind: gradInput's dtype kind (kOut, or the dtype a double row is scattered to), 0 for no
-// float rows; wf: the weight as floats, or null (with a weight: no float rows).
+// float_kind: gradInput's dtype kind (kOut, or the dtype a double row is scattered to) where rows
+// may be float rows, 0 where none may; wf: the weight as floats (set where float_kind is).
 template <int kIn, int kOut, bool kGI>
 HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w, const float *wf,
-                       double mean, double rstd, int gi_kind, void *gi, double *pw, double *pb,
+                       double mean, double rstd, int float_kind, void *gi, double *pw, double *pb,
                        const char *nx, const char *ndy) {
   const hn::ScalableTag<double> dd;
   using V = hn::Vec<decltype(dd)>;
@@ -203,8 +215,7 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
   // A float row (see LnFloatRow) gets the float value of every element, as the pipelined kernel
   // computes it, so that a gathered or strided layout gives the bits of the contiguous one.
   LnRowF32 f{};
-  const bool float_row = kGI && gi_kind > 0 && (wf != nullptr || w == nullptr) &&
-                         LnFloatRow(gi_kind, n, c1, c2, mean, rstd, f);
+  const bool float_row = kGI && float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, mean, rstd, f);
   constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
   for (int64_t j = 0; j < n8; j += lanes) {
     // The next row's x and dy (in place rows), fetched while this pass has no reads of its own
@@ -222,16 +233,10 @@ HWY_INLINE void LnRowT(int64_t n, const void *x, const void *dy, const double *w
     if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
   }
-  for (int64_t j = n8; j < n; ++j) {
-    const double d = LnLoad<kIn>(dy, j);
-    const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
-    if (kGI && !float_row) {
-      const double g = w ? d * w[j] : d;
-      LnStore<kOut>(gi, j, rstd * std::fma(xh, -c2, g - c1));
-    }
-    if (pw) pw[j] = std::fma(d, xh, pw[j]);
-    if (pb) pb[j] += d;
-  }
+  if (kGI && !float_row)
+    for (int64_t j = n8; j < n; ++j)
+      LnStore<kOut>(gi, j, LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
+  LnPartialsTail<kIn>(n8, n, x, dy, mean, rstd, pw, pb);
   if (float_row)  // gathered or strided rows only: element by element
     for (int64_t j = 0; j < n; ++j)
       LnGradInputF32One<kIn, kOut>(x, dy, wf, gi, f, j, w, mean, rstd, c1, c2);
@@ -279,18 +284,6 @@ HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const
   if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
 }
 
-// The column partials of elements [n8, n) of a row (the first pass's scalar tail).
-template <int kIn>
-HWY_INLINE void LnPartialsTail(int64_t n8, int64_t n, const void *x, const void *dy, double mean,
-                               double rstd, double *pw, double *pb) {
-  if (!pw && !pb) return;
-  for (int64_t j = n8; j < n; ++j) {
-    const double d = LnLoad<kIn>(dy, j);
-    if (pw) pw[j] = std::fma(d, (LnLoad<kIn>(x, j) - mean) * rstd, pw[j]);
-    if (pb) pb[j] += d;
-  }
-}
-
 // Elements j .. j + lanes - 1 of a float row's gradInput (LnFloatRow said yes); x, dy, gi: the
 // row; w/c1/c2/mean/rstd: the double values, for lanes recomputed in double; stream: gi + j is
 // aligned to the output vector and is written with a non-temporal store.
@@ -331,13 +324,13 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 }
 
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
-// null); mean/rstd: the rows' values; wf: the weight as floats (exact), or null; float_gi: float
-// rows allowed; stream: write 64-byte aligned float rows of gradInput with non-temporal stores.
+// null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
+// stream: write 64-byte aligned float rows of gradInput with non-temporal stores.
 template <int kIn, int kOut>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
                                  const double *rstd, const double *w, const float *wf, double *pw,
-                                 double *pb, bool float_gi, bool stream) {
+                                 double *pb, int float_kind, bool stream) {
   using DD = hn::ScalableTag<double>;
   const DD dd;
   using V = hn::Vec<DD>;
@@ -405,7 +398,7 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
     };
     const double m = mean[r], rs = rstd[r];
     LnRowF32 f{};
-    if (float_gi && (wf != nullptr || w == nullptr) && LnFloatRow(kOut, n, c1, c2, m, rs, f)) {
+    if (float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, m, rs, f)) {
       const bool st = stream && reinterpret_cast<uintptr_t>(gr) % 64 == 0;
       pass(
           [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
@@ -440,16 +433,16 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
 void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
                      void *const *gi, const double *mean, const double *rstd, const double *w,
-                     const float *wf, double *pw, double *pb, bool float_gi, bool stream) {
+                     const float *wf, double *pw, double *pb, int float_kind, bool stream) {
   switch (kind) {
     case 2:
-      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_gi,
+      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
     case 3:
-      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_gi,
+      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
     default:
-      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_gi,
+      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
   }
 }
@@ -457,14 +450,14 @@ void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, co
 // in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
 // gradInput. Pairs other than (0 or k, 0 or k) do not occur.
 void LnRow(int in_kind, int out_kind, bool want_gi, int64_t n, const void *x, const void *dy,
-           const double *w, const float *wf, double mean, double rstd, int gi_kind, void *gi,
+           const double *w, const float *wf, double mean, double rstd, int float_kind, void *gi,
            double *pw, double *pb, const char *nx, const char *ndy) {
   const auto call = [&](auto in_c, auto out_c) {
     constexpr int kIn = decltype(in_c)::value, kOut = decltype(out_c)::value;
     if (want_gi)
-      LnRowT<kIn, kOut, true>(n, x, dy, w, wf, mean, rstd, gi_kind, gi, pw, pb, nx, ndy);
+      LnRowT<kIn, kOut, true>(n, x, dy, w, wf, mean, rstd, float_kind, gi, pw, pb, nx, ndy);
     else
-      LnRowT<kIn, kOut, false>(n, x, dy, w, wf, mean, rstd, gi_kind, gi, pw, pb, nx, ndy);
+      LnRowT<kIn, kOut, false>(n, x, dy, w, wf, mean, rstd, float_kind, gi, pw, pb, nx, ndy);
   };
   using I0 = std::integral_constant<int, 0>;
   using I1 = std::integral_constant<int, 1>;
@@ -815,24 +808,23 @@ void run_plan(const Plan &p, void *workspace) {
   if (in_kind != 0 && out_kind != 0 && in_kind != out_kind) out_kind = 0;  // not a kernel pair
   const bool gi_direct = p.gi && out_kind != 0;
   const double *wp = p.has_w ? w.data() : nullptr;
-  // gradInput in float where its bound allows (the default), or always in double
-  // (ACLNN_CPU_LN_FLOAT=0, read at each call: nearly always the correctly rounded value, which the
-  // Ascend precision standard's relative errors near zero ask of FLOAT outputs; see
-  // docs/decisions.md).
+  // float_kind: gradInput's dtype kind where rows may be float rows (the default), else 0: always
+  // double under ACLNN_CPU_LN_FLOAT=0, read at each call (nearly always the correctly rounded
+  // value, which the Ascend precision standard's relative errors near zero ask of FLOAT outputs;
+  // see docs/decisions.md).
   const char *float_env = std::getenv("ACLNN_CPU_LN_FLOAT");
-  const bool float_gi = !(float_env != nullptr && std::strcmp(float_env, "0") == 0);
-  const int gi_kind = p.gi && float_gi ? row_kind(p.out_gi.dtype) : 0;
-  // The weight as floats for the float gradInput rows; exact for every weight dtype LN-DTYPE-1
-  // allows (checked: a weight that is not would keep the double kernel).
+  int float_kind = p.gi && !(float_env != nullptr && std::strcmp(float_env, "0") == 0)
+                       ? row_kind(p.out_gi.dtype)
+                       : 0;
+  // The weight as floats for the float rows; exact for every weight dtype LN-DTYPE-1 allows
+  // (checked: a weight that is not keeps every row in double).
   std::vector<float> wf;
-  if (p.has_w) {
+  if (float_kind != 0 && p.has_w) {
     wf.resize(static_cast<size_t>(n));
-    bool exact = true;
     for (size_t j = 0; j < wf.size(); ++j) {
       wf[j] = static_cast<float>(w[j]);
-      exact = exact && (static_cast<double>(wf[j]) == w[j] || std::isnan(w[j]));
+      if (static_cast<double>(wf[j]) != w[j] && !std::isnan(w[j])) float_kind = 0;
     }
-    if (!exact) wf.clear();
   }
   const float *wfp = wf.empty() ? nullptr : wf.data();
 
@@ -870,7 +862,7 @@ void run_plan(const Plan &p, void *workspace) {
       }
       HWY_DYNAMIC_DISPATCH(LnRowsPipelined)
       (in_kind, r1 - r0, n, xs.data(), ds.data(), gs.data(), mean.data() + r0, rstd.data() + r0, wp,
-       wfp, pw, pb, float_gi, stream_gi);
+       wfp, pw, pb, float_kind, stream_gi);
       return;
     }
     for (int64_t r = r0; r < r1; ++r) {
@@ -894,7 +886,8 @@ void run_plan(const Plan &p, void *workspace) {
         ndy = p.dy.data + pd.off * static_cast<int64_t>(es_in);
       }
       HWY_DYNAMIC_DISPATCH(LnRow)
-      (in_kind, out_kind, p.gi, n, xr, dr, wp, wfp, mean[r], rstd[r], gi_kind, gr, pw, pb, nx, ndy);
+      (in_kind, out_kind, p.gi, n, xr, dr, wp, wfp, mean[r], rstd[r], float_kind, gr, pw, pb, nx,
+       ndy);
       if (p.gi) {
         if (!gi_direct) scatter(p.out_gi.data, p.out_gi.dtype, p.out_gi.inner, cg.off, gb);
         cg.next();
