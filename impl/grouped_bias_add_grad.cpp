@@ -3,12 +3,15 @@
 // sizes (type 1); without it (rank-3 gradY [G, C, H]) group g is gradY[g, :, :].
 //
 // Values (GBAG-VALUE-3, VAL-DET-1): sums accumulate in double and are rounded once to the output
-// dtype. A group's rows are cut into blocks of a fixed number of rows (a function of H only, never
+// dtype; 16-bit rows are first summed eight at a time in float as a fixed tree (three roundings
+// of 2^-24 at most, within VAL-TOL-1's condition-aware bound; simd::accumulate_rows_f64). A
+// group's rows are cut into blocks of a fixed number of rows (a function of H only, never
 // of the thread count); each block is summed in row order, and a group of several blocks adds its
 // block sums in block order, kept meanwhile in the caller's workspace. The order of every addition
 // is therefore fixed, and results are bitwise identical for any ACLNN_CPU_NUM_THREADS.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -63,9 +66,22 @@ struct Plan {
   int64_t total_elements = 0;  // gradY elements summed
 };
 
-// Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, row by
-// row (contiguous rows: the SIMD layer's vector accumulation, the same additions in the same
-// order; eight FLOAT rows per pass over acc).
+// The sum simd::accumulate_rows_f64 adds for a column of eight 16-bit rows (values exact in
+// float): the float tree ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), or where it is not
+// finite the sequential double sum.
+double eight_row_sum(const double *v) {
+  float f[8];
+  for (int k = 0; k < 8; ++k) f[k] = static_cast<float>(v[k]);  // exact
+  const float t = ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
+  if (std::isfinite(t)) return t;
+  double q = v[0];
+  for (int k = 1; k < 8; ++k) q += v[k];
+  return q;
+}
+
+// Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, in row
+// order (16-bit rows: eight-row float trees from row_begin, then rows one at a time); contiguous
+// rows through the SIMD layer, other views element by element with the same additions.
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
@@ -79,8 +95,20 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, double *acc) 
         kind, first, static_cast<ptrdiff_t>(p.row_stride),
         static_cast<size_t>(u.row_end - u.row_begin), acc, static_cast<size_t>(w),
         p.total_elements * static_cast<int64_t>(sizeof(T)) > simd::last_level_cache_bytes());
-  } else {
-    for (int64_t r = u.row_begin; r < u.row_end; ++r) {
+  } else {  // the same additions as the SIMD layer's, element by element (the same bits)
+    int64_t r = u.row_begin;
+    if constexpr (DT != ACL_FLOAT) {
+      for (; r + 8 <= u.row_end; r += 8) {
+        const char *row = base + r * p.row_stride + h0 * p.h_stride;
+        for (int64_t h = 0; h < w; ++h) {
+          double v[8];
+          for (int k = 0; k < 8; ++k)
+            v[k] = load_as_double(row + k * p.row_stride + h * p.h_stride, DT);
+          acc[h] += eight_row_sum(v);
+        }
+      }
+    }
+    for (; r < u.row_end; ++r) {
       const char *row = base + r * p.row_stride + h0 * p.h_stride;
       for (int64_t h = 0; h < w; ++h) acc[h] += load_as_double(row + h * p.h_stride, DT);
     }

@@ -148,20 +148,109 @@ HWY_INLINE void AccumulateRowsT(const unsigned char *src, ptrdiff_t stride, size
   for (; r < rows; ++r) AccumulateT<kIn>(src + static_cast<ptrdiff_t>(r) * stride, acc, n);
 }
 
+// acc += the tree sums (below) of rows[0..7] at columns [i, i + Lanes(dd)), dd's half of the
+// float vectors v (kUpper: the upper half). A lane whose float tree sum is not finite takes the
+// eight values' sequential double sum instead.
+template <bool kUpper, class DF, class DD>
+HWY_INLINE void AddTreeHalf(DF df, DD dd, const hn::Vec<DF> *v, hn::Vec<DF> t, bool all_finite,
+                            double *acc) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)df;  // one lane: no halves
+  const auto promote = [&](hn::Vec<DF> x) ACLNN_SIMD_LAMBDA { return hn::PromoteTo(dd, x); };
+#else
+  const hn::Half<DF> dh;
+  const auto promote = [&](hn::Vec<DF> x) ACLNN_SIMD_LAMBDA {
+    return hn::PromoteTo(dd, kUpper ? hn::UpperHalf(dh, x) : hn::LowerHalf(dh, x));
+  };
+#endif
+  auto s = promote(t);
+  if (HWY_UNLIKELY(!all_finite)) {
+    auto q = promote(v[0]);
+    for (size_t k = 1; k < 8; ++k) q = hn::Add(q, promote(v[k]));
+    s = hn::IfThenElse(hn::IsFinite(s), s, q);
+  }
+  hn::StoreU(hn::Add(hn::LoadU(dd, acc), s), dd, acc);
+}
+
+// 16-bit rows, eight per pass: each column's eight values (exact in float) are summed in float as
+// the fixed tree ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), and that sum is added to acc
+// in double. A value meets at most three float roundings before the double accumulation, so the
+// sum is within VAL-TOL-1's k u sum|terms| (u = 2^-24, k = ceil(log2 n) + 2 >= 5 for n >= 8 rows)
+// with room to spare: 3u (1 + 4u) + n 2^-53. Where the tree sum is not finite (a bfloat16 sum
+// beyond float's range that double would hold, or inf/NaN input) the lane takes the sequential
+// double sum of its eight values; the decision is per lane, so the bits do not depend on the
+// vector width. Against one row at a time in double (GBAG (65536, 1024), 1 thread): a third of
+// the conversions and one load and store of acc per eight rows instead of per row.
+template <int kIn>
+HWY_INLINE void AccumulateEightRowsTree(const unsigned char *r0, ptrdiff_t stride, double *acc,
+                                        size_t n, bool prefetch) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+#if HWY_TARGET == HWY_SCALAR
+  const hn::Rebind<double, decltype(df)> dd;
+#else
+  const hn::Repartition<double, decltype(df)> dd;
+#endif
+  const size_t lanes = hn::Lanes(df), half = hn::Lanes(dd);
+  const auto add = [&](const unsigned char *const *rows, size_t i, double *a) ACLNN_SIMD_LAMBDA {
+    hn::Vec<decltype(df)> v[8];
+    for (size_t k = 0; k < 8; ++k) {
+      const auto h = hn::LoadU(d16, reinterpret_cast<const uint16_t *>(rows[k]) + i);
+      v[k] = kIn == 2 ? F32FromF16(df, h) : F32FromBF16(df, h);
+    }
+    const auto t = hn::Add(hn::Add(hn::Add(v[0], v[1]), hn::Add(v[2], v[3])),
+                           hn::Add(hn::Add(v[4], v[5]), hn::Add(v[6], v[7])));
+    const bool all_finite = hn::AllTrue(df, hn::IsFinite(t));
+    AddTreeHalf<false>(df, dd, v, t, all_finite, a);
+    if (lanes > half) AddTreeHalf<true>(df, dd, v, t, all_finite, a + half);
+  };
+  const unsigned char *rows[8];
+  for (size_t k = 0; k < 8; ++k) rows[k] = r0 + static_cast<ptrdiff_t>(k) * stride;
+  // The next pass's rows, requested into L2 (as for FLOAT rows): without it the eight streams
+  // measured slower than one row at a time (bf16 12.8-13.5 against 10.1-16.1 ms); with it
+  // 7.0-8.7 ms, two rows ahead or into L1 slower.
+  const unsigned char *next = prefetch ? r0 + 8 * stride : nullptr;
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    if (next != nullptr && (i * 2) % 64 == 0)
+      for (size_t k = 0; k < 8; ++k)
+        __builtin_prefetch(next + static_cast<ptrdiff_t>(k) * stride + i * 2, 0, 2);
+    add(rows, i, acc + i);
+  }
+  if (i < n) {  // padded copies (zeros in the unused lanes), the same vector code
+    const size_t count = n - i;
+    HWY_ALIGN uint16_t in[8][kMaxLanes] = {};
+    HWY_ALIGN double a[kMaxLanes] = {};
+    const unsigned char *padded[8];
+    for (size_t k = 0; k < 8; ++k) {
+      std::memcpy(in[k], rows[k] + i * 2, count * 2);
+      padded[k] = reinterpret_cast<const unsigned char *>(in[k]);
+    }
+    std::memcpy(a, acc + i, count * sizeof(double));
+    add(padded, 0, a);
+    std::memcpy(acc + i, a, count * sizeof(double));
+  }
+}
+
+template <int kIn>
+HWY_INLINE void AccumulateRows16(const unsigned char *s, ptrdiff_t stride, size_t rows, double *acc,
+                                 size_t n, bool prefetch) {
+  size_t r = 0;
+  for (; r + 8 <= rows; r += 8)
+    AccumulateEightRowsTree<kIn>(s + static_cast<ptrdiff_t>(r) * stride, stride, acc, n,
+                                 prefetch && r + 16 <= rows);
+  for (; r < rows; ++r) AccumulateT<kIn>(s + static_cast<ptrdiff_t>(r) * stride, acc, n);
+}
+
 void AccumulateRowsF64(int kind, const void *src, ptrdiff_t stride, size_t rows, double *acc,
                        size_t n, bool prefetch) {
   const auto *s = static_cast<const unsigned char *>(src);
-  if (kind == 1) return AccumulateRowsT<1, 8>(s, stride, rows, acc, n, prefetch);
   // FLOAT: eight rows per pass measured 16 % faster than four (GBAG (65536, 1024) fp32, 1 thread,
-  // medians of six alternating runs: 15.9 -> 13.3 ms). 16-bit rows: four or eight at a time
-  // measured slower (bf16/fp16 10-12 -> 14-17 ms); one at a time.
-  for (size_t r = 0; r < rows; ++r) {
-    const unsigned char *row = s + static_cast<ptrdiff_t>(r) * stride;
-    if (kind == 2)
-      AccumulateT<2>(row, acc, n);
-    else
-      AccumulateT<3>(row, acc, n);
-  }
+  // medians of six alternating runs: 15.9 -> 13.3 ms); the float tree (as for 16-bit rows)
+  // measured no gain for FLOAT rows (12.2-12.3 ms either way): they are bound by memory.
+  if (kind == 1) return AccumulateRowsT<1, 8>(s, stride, rows, acc, n, prefetch);
+  if (kind == 2) return AccumulateRows16<2>(s, stride, rows, acc, n, prefetch);
+  return AccumulateRows16<3>(s, stride, rows, acc, n, prefetch);
 }
 
 void AccumulateF64(int kind, const void *src, double *acc, size_t n) {

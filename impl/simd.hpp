@@ -30,10 +30,14 @@ void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
 // acc[i] += src[i] for i < n, src of kind 1 (float), 2 (binary16) or 3 (bfloat16) widened exactly
 // to double; one rounded addition per element (the order of a column's sums is the caller's).
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);
-// accumulate_f64 for `rows` rows at src + r * row_stride bytes, r = 0, 1, ... in that order: the
-// same additions in the same order (the same bits), acc loaded and stored once per eight FLOAT
-// rows. prefetch: the data comes from memory, not cache (the caller's whole input exceeds the
-// last-level cache); FLOAT rows then request the next pass's rows into L2.
+// acc += `rows` rows at src + r * row_stride bytes, r = 0, 1, ... in that order. FLOAT rows: the
+// additions of accumulate_f64 one row after the other (the same bits), acc loaded and stored once
+// per eight rows. 16-bit rows: each block of eight rows (from the first) is summed per column in
+// float as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) and added to acc in double, or, where
+// that float sum is not finite, the eight values' sequential double sum is added; rows left over
+// after the last block are added one at a time (accumulate_f64). prefetch: the data comes from
+// memory, not cache (the caller's whole input exceeds the last-level cache); the next pass's rows
+// are then requested into L2.
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
                          size_t n, bool prefetch = false);
 
