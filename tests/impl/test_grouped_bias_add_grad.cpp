@@ -628,6 +628,48 @@ TEST(GroupedBiasAddGrad, SixteenBitRowsSumInFloatTreesInEveryLayout) {  // ABI-T
   }
 }
 
+// ACLNN_CPU_GBAG_FLOAT=0: 16-bit rows one at a time in double. fp16 values are multiples of
+// 2^-24 below 2^16, so sums of up to 8192 of them are exact in double and every output is the
+// correctly rounded exact sum; the columns of the test above then round as the exact sums do.
+TEST(GroupedBiasAddGrad, SixteenBitRowsInDoubleOnRequest) {  // VAL-TOL-1
+  ScopedEnv env("ACLNN_CPU_GBAG_FLOAT", "0");
+  HostTensor gy, gi, out;
+  make(gy, {3000, 7}, ACL_FLOAT16);
+  std::mt19937 rng(12);
+  for (size_t i = 0; i < gy.elems(); ++i) {  // significands and exponents over fp16's range
+    const double m = std::uniform_real_distribution<double>(-1, 1)(rng);
+    gy.set(i, std::ldexp(m, static_cast<int>(rng() % 36) - 24));  // rounded to fp16
+  }
+  make_idx(gi, {1000, 3000});
+  make(out, {2, 7}, ACL_FLOAT16);
+  ASSERT_EQ(run(gy.t, gi.t, out.t), ACLNN_SUCCESS) << errmsg();
+  for (int g = 0; g < 2; ++g)
+    for (int h = 0; h < 7; ++h) {
+      double exact = 0;  // exact: integers times 2^-24 below 2^53
+      for (int r = g == 0 ? 0 : 1000; r < (g == 0 ? 1000 : 3000); ++r) exact += gy.get(r * 7 + h);
+      HostTensor want;
+      make(want, {1}, ACL_FLOAT16);
+      want.set(0, exact);  // one rounding to fp16
+      EXPECT_EQ(out.get(g * 7 + h), want.get(0)) << "group " << g << " column " << h;
+    }
+  // The bfloat16 column that the float tree rounds down: in double it rounds up, in both layouts.
+  HostTensor bc, bt, b1, ob, obt;
+  const std::vector<double> col = {1, 0x1p-8, 0x1p-25, 0x1p-25, 0, 0, 0, -0x1p-26};
+  make(bc, {8, 2}, ACL_BF16);
+  make(bt, {8, 2}, ACL_BF16, {1, 8}, 0, 16);  // the transpose of a (2, 8) storage
+  for (int r = 0; r < 8; ++r)
+    for (int h = 0; h < 2; ++h) bc.set(2 * r + h, col[r]), bt.set(r + 8 * h, col[r]);
+  make_idx(b1, {8});
+  make(ob, {1, 2}, ACL_BF16);
+  make(obt, {1, 2}, ACL_BF16);
+  ASSERT_EQ(run(bc.t, b1.t, ob.t), ACLNN_SUCCESS) << errmsg();
+  ASSERT_EQ(run(bt.t, b1.t, obt.t), ACLNN_SUCCESS) << errmsg();
+  for (int h = 0; h < 2; ++h) {
+    EXPECT_EQ(ob.get(h), 1.0 + 0x1p-7);
+    EXPECT_EQ(obt.get(h), 1.0 + 0x1p-7);
+  }
+}
+
 TEST(GroupedBiasAddGrad, StorageAroundOutViewUnchanged) {  // ABI-INPUT-1
   Seed1 a;
   HostTensor out;
