@@ -211,6 +211,17 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
         special.raw = _mm512_fpclass_ps_mask(p.raw, 0xbf);  // NaN, +-0, +-inf, subnormal
         return hn::Or(NearMidpoint<kDrop, 4>(df, p), special);
       }
+      // fp16: the lanes below fp16's normal range (zero and fp16 subnormals, whose rounding
+      // drops more than the 13 bits NearMidpoint tests) or NaN, in one comparison that is true
+      // for NaN. Finite lanes above 65504 need no exact path: 65520, the rounding boundary to
+      // inf, is a midpoint NearMidpoint tests, so they round as p does (the argument above);
+      // p cannot overflow float (|dy| <= 65504, |f| < 65506). 1 thread, 16M, medians of six
+      // alternating runs: 4.99 -> 4.71 ms.
+      if constexpr (kOut == 2 && hn::MaxLanes(DF()) == 16) {
+        hn::Mask<DF> small;
+        small.raw = _mm512_cmp_ps_mask(hn::Abs(p).raw, _mm512_set1_ps(0x1p-14f), _CMP_NGE_UQ);
+        return hn::Or(NearMidpoint<kDrop, 4>(df, p), small);
+      }
 #endif
       return NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
     }();

@@ -440,6 +440,34 @@ TEST(SeluBackwardAccuracy, CorrectlyRoundedFp16Bf16Exhaustive_VAL_EXACT_1) {
   }
 }
 
+// fp16 pairs whose product in float (the fast path: f = (y + la_hi) + la_lo and dy * f in float)
+// lies on the wrong side of an fp16 midpoint, every one with an fp16 subnormal result, where the
+// float midpoint test does not apply (subnormals drop more than 13 bits) and the fast path must
+// send the vector to the exact path: found by a search over positive dy below 2^-6 and all y.
+// A fast path that took such lanes (a lower range threshold below 2^-14) rounds some of them
+// wrongly.
+TEST(SeluBackwardAccuracy, Fp16SubnormalResultsTheFloatProductMisrounds_VAL_EXACT_1) {
+  const std::vector<std::pair<uint16_t, uint16_t>> pairs = {
+      {0x01ee, 0x8023}, {0x01ee, 0x8024}, {0x022c, 0x8062}, {0x001f, 0x8247}, {0x009b, 0x8247},
+      {0x0117, 0x8247}, {0x001f, 0x8248}, {0x009b, 0x8248}, {0x005d, 0x8249}, {0x007e, 0x8956},
+      {0x0040, 0x8cb3}, {0x0082, 0x8eab}, {0x0028, 0xa546}, {0x0049, 0xad1f}};
+  // Sixteen copies of each pair, so that every lane of a vector holds the pair on any target.
+  std::vector<uint16_t> dy, y;
+  for (const auto &[d, v] : pairs)
+    for (int k = 0; k < 16; ++k) dy.push_back(d), y.push_back(v);
+  const auto n = static_cast<int64_t>(dy.size());
+  std::vector<uint16_t> out(dy.size());
+  Tensor a({n}, ACL_FLOAT16, dy.data(), n), b({n}, ACL_FLOAT16, y.data(), n),
+      c({n}, ACL_FLOAT16, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  for (size_t i = 0; i < dy.size(); ++i) {
+    mp_selu_grad(e.v, half_to_float(dy[i]), half_to_float(y[i]));
+    EXPECT_TRUE(correctly_rounded(e.v, half_to_float(out[i]), 11, -14, 65504.0))
+        << "dy " << dy[i] << " y " << y[i] << " got " << half_to_float(out[i]);
+  }
+}
+
 TEST(SeluBackwardAccuracy, CorrectlyRoundedFp32RandomAndNearMidpoints_VAL_EXACT_1) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<uint32_t> bits;
