@@ -11,7 +11,6 @@
 // is therefore fixed, and results are bitwise identical for any ACLNN_CPU_NUM_THREADS.
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -67,58 +66,47 @@ struct Plan {
   int64_t total_elements = 0;  // gradY elements summed
 };
 
-// The sum simd::accumulate_rows_f64 adds for a column of eight 16-bit rows (values exact in
-// float): the float tree ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), or where it is not
-// finite the sequential double sum.
-double eight_row_sum(const double *v) {
-  float f[8];
-  for (int k = 0; k < 8; ++k) f[k] = static_cast<float>(v[k]);  // exact
-  const float t = ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
-  if (std::isfinite(t)) return t;
-  double q = v[0];
-  for (int k = 1; k < 8; ++k) q += v[k];
-  return q;
+// acc += rows rows at src, row_stride bytes apart, w columns of kind `kind`, in the SIMD layer's
+// order: accumulate_rows_f64 (16-bit rows in eight-row float trees), or under !tree one 16-bit row
+// at a time in double.
+void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, double *acc, int64_t w,
+              bool tree, bool prefetch) {
+  if (kind != 1 && !tree) {
+    for (int64_t r = 0; r < rows; ++r)
+      simd::accumulate_f64(kind, static_cast<const char *>(src) + r * row_stride, acc,
+                           static_cast<size_t>(w));
+    return;
+  }
+  simd::accumulate_rows_f64(kind, src, static_cast<ptrdiff_t>(row_stride),
+                            static_cast<size_t>(rows), acc, static_cast<size_t>(w), prefetch);
 }
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, in row
-// order (16-bit rows: eight-row float trees from row_begin, then rows one at a time); contiguous
-// rows through the SIMD layer, other views element by element with the same additions.
+// order (16-bit rows: eight-row float trees from row_begin, then rows one at a time). Contiguous
+// rows go to the SIMD layer in place; other views are copied eight rows at a time into a
+// contiguous block first, so every layout adds the same values in the same order (the same bits).
 template <aclDataType DT>
 void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
+  constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
+  constexpr auto es = static_cast<int64_t>(sizeof(T));
   for (int64_t h = 0; h < w; ++h) acc[h] = -0.0;  // -0 + x == x for every x, signed zeros kept
   if (u.row_begin == u.row_end) return;           // empty group: gradY may be empty, with NULL data
   const char *base = p.gy + u.g * p.group_stride;
-  if (p.h_stride == static_cast<int64_t>(sizeof(T))) {
-    constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
-    const T *first = reinterpret_cast<const T *>(base + u.row_begin * p.row_stride) + h0;
-    if (DT != ACL_FLOAT && !tree) {  // one row at a time in double
-      for (int64_t r = 0; r < u.row_end - u.row_begin; ++r)
-        simd::accumulate_f64(kind, reinterpret_cast<const char *>(first) + r * p.row_stride, acc,
-                             static_cast<size_t>(w));
-      return;
+  if (p.h_stride == es) {
+    add_rows(kind, base + u.row_begin * p.row_stride + h0 * es, p.row_stride,
+             u.row_end - u.row_begin, acc, w, tree,
+             p.total_elements * es > simd::last_level_cache_bytes());
+    return;
+  }
+  T block[8 * kChunkH];  // eight rows of w <= kChunkH elements, contiguous
+  for (int64_t r = u.row_begin; r < u.row_end; r += 8) {
+    const int64_t nr = std::min<int64_t>(8, u.row_end - r);
+    for (int64_t k = 0; k < nr; ++k) {
+      const char *row = base + (r + k) * p.row_stride + h0 * p.h_stride;
+      for (int64_t h = 0; h < w; ++h) std::memcpy(&block[k * w + h], row + h * p.h_stride, es);
     }
-    simd::accumulate_rows_f64(
-        kind, first, static_cast<ptrdiff_t>(p.row_stride),
-        static_cast<size_t>(u.row_end - u.row_begin), acc, static_cast<size_t>(w),
-        p.total_elements * static_cast<int64_t>(sizeof(T)) > simd::last_level_cache_bytes());
-  } else {  // the same additions as the SIMD layer's, element by element (the same bits)
-    int64_t r = u.row_begin;
-    if constexpr (DT != ACL_FLOAT) {
-      for (; tree && r + 8 <= u.row_end; r += 8) {
-        const char *row = base + r * p.row_stride + h0 * p.h_stride;
-        for (int64_t h = 0; h < w; ++h) {
-          double v[8];
-          for (int k = 0; k < 8; ++k)
-            v[k] = load_as_double(row + k * p.row_stride + h * p.h_stride, DT);
-          acc[h] += eight_row_sum(v);
-        }
-      }
-    }
-    for (; r < u.row_end; ++r) {
-      const char *row = base + r * p.row_stride + h0 * p.h_stride;
-      for (int64_t h = 0; h < w; ++h) acc[h] += load_as_double(row + h * p.h_stride, DT);
-    }
+    add_rows(kind, block, w * es, nr, acc, w, tree, false);
   }
 }
 

@@ -37,7 +37,7 @@ void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 // that float sum is not finite, the eight values' sequential double sum is added; rows left over
 // after the last block are added one at a time (accumulate_f64). prefetch: the data comes from
 // memory, not cache (the caller's whole input exceeds the last-level cache); the next pass's rows
-// are then requested into L2.
+// are then requested into L2 (and FLOAT rows' next lines into L1). The same bits either way.
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
                          size_t n, bool prefetch = false);
 
