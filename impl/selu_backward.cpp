@@ -84,7 +84,8 @@ HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
 // True in the lanes whose rounding of p to an output with kDrop fewer significand bits needs the
 // exact path: p's discarded bits are within kMargin units of a midpoint, or |p| is outside the
 // output's normal range [min_normal, max_finite] (checked as one unsigned comparison of the bits
-// without the sign, so NaN, inf and zero fall outside). For double and float vectors alike.
+// without the sign, so NaN, inf and zero fall outside; AVX-512 float vectors: one operation, see
+// below). For double and float vectors alike.
 template <int kDrop, int kMargin, class D>
 HWY_INLINE hn::Mask<D> NearMidpoint(D d, hn::Vec<D> p) {
   using U = hwy::MakeUnsigned<hn::TFromD<D>>;
@@ -100,6 +101,26 @@ HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_n
   using U = hwy::MakeUnsigned<hn::TFromD<D>>;
   const hn::RebindToUnsigned<D> du;
   const auto near_mid = hn::RebindMask(du, NearMidpoint<kDrop, kMargin>(d, p));
+#if HWY_TARGET == HWY_AVX3
+  if constexpr (sizeof(U) == 4 && hn::MaxLanes(D()) == 16) {
+    // One operation for the range test, where the portable one takes three: on cores that run
+    // AVX-512 as two halves the 16-bit SELU loop is bound by its count of operations (without any
+    // range test bf16 16M took 4.5 against 5.5 ms). Finite lanes above max_finite need no exact
+    // path: the rounding boundary to inf (0x1.ffp127 for bfloat16, 65520 for fp16) is a midpoint
+    // NearMidpoint tests, so where it does not fire the exact value lies on p's side of that
+    // boundary and rounds as p does. float's min normal (bfloat16): VFPCLASSPS for zero,
+    // subnormal, inf and NaN; fp16's 2^-14: |p| not >= min_normal, unordered (true for NaN; p
+    // cannot overflow float there, |dy| <= 65504 and |f| < 65506). The fast and exact paths give
+    // the same bits, so targets that decide differently agree. 1 thread, 16M, medians of
+    // alternating runs: bf16 5.03 -> 4.84 and 5.14 -> 4.90 ms, fp16 4.99 -> 4.71 ms.
+    (void)max_finite;
+    hn::Mask<D> outside;
+    outside.raw = min_normal == 0x1p-126f
+                      ? _mm512_fpclass_ps_mask(p.raw, 0xbf)  // NaN, +-0, +-inf, subnormal
+                      : _mm512_cmp_ps_mask(hn::Abs(p).raw, _mm512_set1_ps(min_normal), _CMP_NGE_UQ);
+    return hn::Or(hn::RebindMask(d, near_mid), outside);
+  }
+#endif
   const U lo = static_cast<U>(std::bit_cast<U>(min_normal) << 1);
   const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(max_finite) << 1) - lo);
   const auto out_of_range =
@@ -195,36 +216,7 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
     constexpr int kDrop = kOut == 2 ? 13 : 16;  // float bits below fp16's 11 / bf16's 8
     constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
     constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
-    auto redo = [&] {
-#if HWY_TARGET == HWY_AVX3
-      // bfloat16's normal range is float's, up to 0x1.fep127: one VFPCLASSPS finds the lanes
-      // that are zero, subnormal, inf or NaN, where the range test takes three operations (on
-      // cores that run AVX-512 as two halves the loop is bound by its count of operations:
-      // without any range test SELU bf16 16M took 4.5 against 5.5 ms). Finite lanes above
-      // 0x1.fep127 need no exact path: the exact value is within 3.5 float ulps of p and no
-      // midpoint is within 4 (NearMidpoint), so it lies on p's side of the rounding boundary
-      // 0x1.ffp127 and rounds as p does, to 0x1.fep127 or to inf. The fast and exact paths give
-      // the same bits, so targets deciding differently still agree. 1 thread, medians of five
-      // and six alternating runs: 5.03 -> 4.84 and 5.14 -> 4.90 ms.
-      if constexpr (kOut == 3 && hn::MaxLanes(DF()) == 16) {
-        hn::Mask<DF> special;
-        special.raw = _mm512_fpclass_ps_mask(p.raw, 0xbf);  // NaN, +-0, +-inf, subnormal
-        return hn::Or(NearMidpoint<kDrop, 4>(df, p), special);
-      }
-      // fp16: the lanes below fp16's normal range (zero and fp16 subnormals, whose rounding
-      // drops more than the 13 bits NearMidpoint tests) or NaN, in one comparison that is true
-      // for NaN. Finite lanes above 65504 need no exact path: 65520, the rounding boundary to
-      // inf, is a midpoint NearMidpoint tests, so they round as p does (the argument above);
-      // p cannot overflow float (|dy| <= 65504, |f| < 65506). 1 thread, 16M, medians of six
-      // alternating runs: 4.99 -> 4.71 ms.
-      if constexpr (kOut == 2 && hn::MaxLanes(DF()) == 16) {
-        hn::Mask<DF> small;
-        small.raw = _mm512_cmp_ps_mask(hn::Abs(p).raw, _mm512_set1_ps(0x1p-14f), _CMP_NGE_UQ);
-        return hn::Or(NearMidpoint<kDrop, 4>(df, p), small);
-      }
-#endif
-      return NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
-    }();
+    const auto redo = NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
     if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
     return p;
   }
