@@ -96,7 +96,7 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, do
   if (p.h_stride == es) {
     add_rows(kind, base + u.row_begin * p.row_stride + h0 * es, p.row_stride,
              u.row_end - u.row_begin, acc, w, tree,
-             p.total_elements * es > simd::last_level_cache_bytes());
+             p.total_elements * es > simd::streaming_threshold_bytes());
     return;
   }
   T block[8 * kChunkH];  // eight rows of w <= kChunkH elements, contiguous

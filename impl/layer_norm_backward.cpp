@@ -830,7 +830,8 @@ void run_plan(const Plan &p, void *workspace) {
 
   // Rows read and gradInput written in place, one dtype: the pipelined kernel.
   const bool pipelined = in_place && gi_direct && in_kind == out_kind;
-  // gradInput rows beyond the last-level cache are streamed (no read-for-ownership of their lines).
+  // gradInput rows beyond simd::streaming_threshold_bytes() are streamed (no read-for-ownership of
+  // their lines).
   const bool stream_gi =
       pipelined &&
       simd::stream_output(

@@ -36,20 +36,23 @@ void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 // float as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) and added to acc in double, or, where
 // that float sum is not finite, the eight values' sequential double sum is added; rows left over
 // after the last block are added one at a time (accumulate_f64). prefetch: the data comes from
-// memory, not cache (the caller's whole input exceeds the last-level cache); the next pass's rows
-// are then requested into L2 (and FLOAT rows' next lines into L1). The same bits either way.
+// memory, not cache (the caller's whole input exceeds streaming_threshold_bytes()); the next pass's
+// rows are then requested into L2 (and FLOAT rows' next lines into L1). The same bits either way.
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
                          size_t n, bool prefetch = false);
 
 // ---- non-temporal stores ------------------------------------------------------------------------
 // Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal
-// stores: only when the bytes exceed the last-level cache, so the output would be evicted before
-// anyone reads it, and streaming saves the read-for-ownership of every output line (a quarter of
-// an elementwise op's memory traffic). The same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in
-// the environment turns it off or on for every size (for benchmarks and tests).
+// stores: only when the bytes exceed streaming_threshold_bytes() (a quarter of the last-level
+// cache), so the output would be evicted before anyone reads it, and streaming saves the
+// read-for-ownership of every output line (a quarter of an elementwise op's memory traffic). The
+// same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in the environment turns it off or on for
+// every size (for benchmarks and tests).
 bool stream_output(int64_t bytes);
-// The last-level cache's size in bytes, as stream_output compares (read once).
+// The last-level cache's size in bytes (read once), and the share of it above which a call's data
+// counts as not staying cached: stream_output's and GroupedBiasAddGrad's prefetch threshold.
 int64_t last_level_cache_bytes();
+int64_t streaming_threshold_bytes();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every
 // worker calls it at the end of its range.
 void flush_streams();

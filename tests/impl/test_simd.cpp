@@ -340,17 +340,19 @@ TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
               std::find(names.begin(), names.end(), "SCALAR") != names.end());
 }
 
-// Streaming is chosen by size: off up to the last-level cache's size, on above it; the environment
-// forces either way. The size is the one the OS reports for this CPU (sysfs where present).
-TEST(StreamOutput, ByLastLevelCacheSizeUnlessForced) {
+// Streaming is chosen by size: off up to a quarter of the last-level cache, on above it; the
+// environment forces either way. The size is the one the OS reports for this CPU (sysfs where
+// present).
+TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
   unsetenv("ACLNN_CPU_STREAM_STORES");
   const int64_t llc = simd::last_level_cache_bytes();
   ASSERT_GT(llc, 0);
   std::ifstream sysfs("/sys/devices/system/cpu/cpu0/cache/index3/size");
   int64_t kib = 0;
   if (sysfs >> kib) EXPECT_EQ(llc, kib << 10);
-  EXPECT_FALSE(simd::stream_output(llc));
-  EXPECT_TRUE(simd::stream_output(llc + 1));
+  EXPECT_EQ(simd::streaming_threshold_bytes(), llc / 4);
+  EXPECT_FALSE(simd::stream_output(llc / 4));
+  EXPECT_TRUE(simd::stream_output(llc / 4 + 1));
   setenv("ACLNN_CPU_STREAM_STORES", "1", 1);
   EXPECT_TRUE(simd::stream_output(64));
   setenv("ACLNN_CPU_STREAM_STORES", "0", 1);
