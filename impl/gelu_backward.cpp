@@ -85,29 +85,43 @@ using simd::HWY_NAMESPACE::Horner;
 // whose low mantissa bits then hold n.
 template <class DD>
 HWY_INLINE hn::Vec<DD> ExpNegHalf(DD dd, hn::Vec<DD> t2) {
-  const hn::RebindToUnsigned<DD> du;
   const auto magic = hn::Set(dd, 0x1.8p52);
   const auto kd = Fma(dd, t2, hn::Set(dd, 0x1.71547652b82fep-1), magic);  // log2(e) / 2
-  const auto n = hn::Sub(kd, magic);
+  const auto neg_n = hn::Sub(magic, kd);
   // One reduction step: 2 ln2's double differs from 2 ln2 by 4.6e-17, so for n <= 289 (t2 <= 400)
   // r2 is off by at most 1.4e-14 (absolute, so relative in exp): far below the fits' 1e-8.
-  const auto r2 = Fma(dd, hn::Neg(n), hn::Set(dd, 0x1.62e42fefa39efp0), t2);
+  const auto r2 = Fma(dd, neg_n, hn::Set(dd, 0x1.62e42fefa39efp0), t2);
+  const auto p = Horner(dd, r2, gelu::kExpHalf64);
+  // p * 2^-n, exact (p near 1, n <= 289: no underflow), so both forms give the same bits.
+#if HWY_TARGET == HWY_AVX3
+  // VSCALEFPD: one operation where the exponent arithmetic and the product take three (GeluBackward
+  // FLOAT is bound by its count of vector operations).
+  return hn::Vec<DD>{_mm512_scalef_pd(p.raw, neg_n.raw)};
+#else
+  const hn::RebindToUnsigned<DD> du;
   const auto scale = hn::BitCast(
       dd, hn::Sub(hn::Set(du, 0x3ff0000000000000ull), hn::ShiftLeft<52>(hn::BitCast(du, kd))));
-  return hn::Mul(Horner(dd, r2, gelu::kExpHalf64), scale);
+  return hn::Mul(p, scale);
+#endif
 }
 // The same in float for 0 <= a <= 8 (n <= 12).
 template <class DF>
 HWY_INLINE hn::Vec<DF> ExpNegF(DF df, hn::Vec<DF> a) {
-  const hn::RebindToUnsigned<DF> du;
   const auto magic = hn::Set(df, 0x1.8p23f);
   const auto kd = Fma(df, a, hn::Set(df, 0x1.715476p0f), magic);
-  const auto n = hn::Sub(kd, magic);
-  auto r = Fma(df, hn::Neg(n), hn::Set(df, 0x1.62e43p-1f), a);
-  r = Fma(df, hn::Neg(n), hn::Set(df, -0x1.05c61p-29f), r);
+  const auto neg_n = hn::Sub(magic, kd);
+  auto r = Fma(df, neg_n, hn::Set(df, 0x1.62e43p-1f), a);
+  r = Fma(df, neg_n, hn::Set(df, -0x1.05c61p-29f), r);
+  const auto p = Horner(df, r, gelu::kExp32);
+  // p * 2^-n, exact (n <= 12), as ExpNegHalf.
+#if HWY_TARGET == HWY_AVX3
+  return hn::Vec<DF>{_mm512_scalef_ps(p.raw, neg_n.raw)};
+#else
+  const hn::RebindToUnsigned<DF> du;
   const auto scale =
       hn::BitCast(df, hn::Sub(hn::Set(du, 0x3f800000u), hn::ShiftLeft<23>(hn::BitCast(du, kd))));
-  return hn::Mul(Horner(df, r, gelu::kExp32), scale);
+  return hn::Mul(p, scale);
+#endif
 }
 
 // g(x) for the lanes the fit on [0, 4] does not cover (|x| > 4, inf, NaN): the tail fit with t
@@ -140,7 +154,7 @@ HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
   const V big_g = hn::Mul(hn::Mul(e, d), q);
   V g = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
   // Only vectors holding such a lane pay for the tail (same per-lane result either way).
-  const auto wide = hn::Not(hn::Le(t, hn::Set(dd, gelu::kFast)));
+  const auto wide = simd::HWY_NAMESPACE::NotLe(dd, t, hn::Set(dd, gelu::kFast));
   if (HWY_UNLIKELY(!hn::AllFalse(dd, wide))) g = hn::IfThenElse(wide, GeluGWide(dd, x), g);
   return g;
 }
@@ -150,7 +164,8 @@ HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
 template <class DF>
 HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
   using V = hn::Vec<DF>;
-  const auto wide = hn::Not(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast))));
+  const auto wide =
+      simd::HWY_NAMESPACE::NotLe(df, hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast)));
   if (HWY_UNLIKELY(!hn::AllFalse(df, wide))) {
 #if HWY_TARGET == HWY_SCALAR
     const hn::Rebind<double, DF> dd;

@@ -457,6 +457,23 @@ HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void
   }
 }
 
+// !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 one comparison with the
+// unordered "not less or equal" predicate, where Not(Le) costs a comparison and a mask inversion
+// (the mask unit's port is also a vector port: measurable in the kernels bound by their count of
+// vector operations).
+template <class D>
+HWY_INLINE hn::Mask<D> NotLe(D /*d*/, hn::Vec<D> a, hn::Vec<D> b) {
+#if HWY_TARGET == HWY_AVX3
+  if constexpr (hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 64) {
+    if constexpr (sizeof(hn::TFromD<D>) == 8)
+      return hn::Mask<D>{_mm512_cmp_pd_mask(a.raw, b.raw, _CMP_NLE_UQ)};
+    else if constexpr (sizeof(hn::TFromD<D>) == 4)
+      return hn::Mask<D>{_mm512_cmp_ps_mask(a.raw, b.raw, _CMP_NLE_UQ)};
+  }
+#endif
+  return hn::Not(hn::Le(a, b));
+}
+
 // a * b + c with one rounding on every target: FMA on the x86 ones, std::fma lane by lane on the
 // portable one (Highway's emulated MulAdd rounds twice), so polynomial kernels give the same bits
 // everywhere.
