@@ -286,8 +286,9 @@ HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const
 
 // Elements j .. j + lanes - 1 of a float row's gradInput (LnFloatRow said yes); x, dy, gi: the
 // row; w/c1/c2/mean/rstd: the double values, for lanes recomputed in double; stream: gi + j is
-// aligned to the output vector and is written with a non-temporal store.
-template <int kIn, int kOut, class DF>
+// aligned to the output vector and is written with a non-temporal store; kBf16Insn: bfloat16
+// gradInput is narrowed by VCVTNEPS2BF16 (sh::BF16FromF32Insn, the same bits).
+template <int kIn, int kOut, bool kBf16Insn, class DF>
 HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *gi,
                                const LnRowF32 &f, int64_t j, bool stream, const double *w,
                                double mean, double rstd, double c1, double c2) {
@@ -304,6 +305,10 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
       return r;
     else if constexpr (kOut == 2)
       return sh::F16FromF32(df, r);
+#if ACLNN_SIMD_BF16_INSN
+    else if constexpr (kBf16Insn)
+      return sh::BF16FromF32Insn(df, r);
+#endif
     else
       return sh::BF16FromF32(df, r);
   }();
@@ -325,8 +330,9 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
 // null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
-// stream: write 64-byte aligned float rows of gradInput with non-temporal stores.
-template <int kIn, int kOut>
+// stream: write 64-byte aligned float rows of gradInput with non-temporal stores; kBf16Insn: as
+// LnGradInputF32's.
+template <int kIn, int kOut, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
                                  const double *rstd, const double *w, const float *wf, double *pw,
@@ -403,9 +409,9 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
       pass(
           [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
             for (size_t k = 0; k < 16 / kLanesF; ++k)
-              LnGradInputF32<kIn, kOut>(df, xr, dr, wf, gr, f,
-                                        j0 + static_cast<int64_t>(k * kLanesF), st, w, m, rs, c1,
-                                        c2);
+              LnGradInputF32<kIn, kOut, kBf16Insn>(df, xr, dr, wf, gr, f,
+                                                   j0 + static_cast<int64_t>(k * kLanesF), st, w, m,
+                                                   rs, c1, c2);
           },
           [&](int64_t j) { LnGradInputF32One<kIn, kOut>(xr, dr, wf, gr, f, j, w, m, rs, c1, c2); });
     } else {
@@ -430,19 +436,35 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
   if (stream) simd::flush_streams();
 }
 
+// One function per instantiation (each its own register allocation: the kernel measured slower
+// when two of them were inlined into one function).
+template <int kIn, int kOut, bool kBf16Insn = false>
+HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
+                                   const void *const *dy, void *const *gi, const double *mean,
+                                   const double *rstd, const double *w, const float *wf, double *pw,
+                                   double *pb, int float_kind, bool stream) {
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
+                                         stream);
+}
+
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
 void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
                      void *const *gi, const double *mean, const double *rstd, const double *w,
                      const float *wf, double *pw, double *pb, int float_kind, bool stream) {
   switch (kind) {
     case 2:
-      return LnRowsPipelinedT<2, 2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
+      return LnRowsPipelinedN<2, 2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
     case 3:
-      return LnRowsPipelinedT<3, 3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
+#if ACLNN_SIMD_BF16_INSN
+      if (simd::use_bf16_insn())
+        return LnRowsPipelinedN<3, 3, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb,
+                                            float_kind, stream);
+#endif
+      return LnRowsPipelinedN<3, 3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
     default:
-      return LnRowsPipelinedT<1, 1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
+      return LnRowsPipelinedN<1, 1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                     stream);
   }
 }

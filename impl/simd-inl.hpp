@@ -128,24 +128,24 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> 
   return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded));
 }
 
-// AVX512_BF16 (Zen 4, Cooper Lake and later): VCVTNEPS2BF16 rounds float to bfloat16 to nearest
-// even in one instruction where BF16FromF32 takes about nine, which matters on cores that run
-// AVX-512 as two 256-bit halves. It reads float subnormals as zero and makes NaNs quiet, so a
-// vector holding a subnormal or NaN lane keeps BF16FromF32; on every other lane (normal, zero,
-// inf) the two give the same bits. Highway 1.0.3 has no target with AVX512_BF16, so the code that
-// uses it carries its own target attribute (a superset of AVX3's, so AVX3 code inlines into it)
-// and runs only where simd::use_bf16_insn() says so.
+// AVX512_BF16 (Zen 4, Cooper Lake, Sapphire Rapids and later): VCVTNEPS2BF16 rounds float to
+// bfloat16 to nearest even in one instruction where BF16FromF32 takes about nine. It reads float
+// subnormals as zero and makes NaNs quiet, so a vector holding a subnormal or NaN lane keeps
+// BF16FromF32; on every other lane (normal, zero, inf) the two give the same bits. Highway 1.0.3
+// has no target with AVX512_BF16, and a function compiled for it could not be inlined into the
+// AVX3 kernels (nor their lambdas), so the instruction is written as inline assembly, which needs
+// no target attribute: AVX3 code calls it directly, in kernels instantiated for it and chosen only
+// where simd::use_bf16_insn() says so (once per call).
 #undef ACLNN_SIMD_BF16_INSN
 #if HWY_TARGET == HWY_AVX3 && ACLNN_SIMD_BF16_INSN_BUILT
 #define ACLNN_SIMD_BF16_INSN 1
-#define ACLNN_BF16_ATTR __attribute__((target("avx512bf16")))
 template <class DF>
-HWY_INLINE ACLNN_BF16_ATTR hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
   static_assert(hn::MaxLanes(DF()) == 16, "one 512-bit vector of floats");
   // 0xa1: quiet NaN, denormal, signalling NaN.
   if (HWY_UNLIKELY(_mm512_fpclass_ps_mask(v.raw, 0xa1) != 0)) return BF16FromF32(df, v);
   hn::Vec<hn::Rebind<uint16_t, DF>> r;
-  r.raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v.raw));
+  asm("vcvtneps2bf16 %1, %0" : "=v"(r.raw) : "v"(v.raw));
   return r;
 }
 #else
@@ -388,8 +388,8 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
 #if ACLNN_SIMD_BF16_INSN
 // BinaryF32's full vectors for bfloat16 outputs through BF16FromF32Insn; returns the elements done.
 template <int kIn, class F>
-HWY_NOINLINE ACLNN_BF16_ATTR size_t BinaryF32ToBF16Insn(const void *a, const void *b, void *out,
-                                                        size_t n, bool stream, F &f) {
+HWY_NOINLINE size_t BinaryF32ToBF16Insn(const void *a, const void *b, void *out, size_t n,
+                                        bool stream, F &f) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> d16;
   const size_t lanes = hn::Lanes(df);

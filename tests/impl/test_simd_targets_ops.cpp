@@ -155,7 +155,9 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
   };
 }
 
-Runner layer_norm(aclDataType dt) {
+// rstd_scale: multiplies every row's rstd (a power of two: 2^-115 puts gradInput near the bottom
+// of float's range, some of it subnormal, while the rows keep the float path).
+Runner layer_norm(aclDataType dt, double rstd_scale = 1.0) {
   return [=] {
     const int64_t m = 70, n = 1100;
     std::mt19937_64 rng(5);
@@ -170,15 +172,18 @@ Runner layer_norm(aclDataType dt) {
     for (int64_t i = 0; i < m; ++i) {
       means[i] = static_cast<float>(0.1 * nd(rng));
       mean.set(i, means[i]);
-      rstd.set(i, 1.0 + 0.1 * nd(rng));
+      rstd.set(i, (1.0 + 0.1 * nd(rng)) * rstd_scale);
     }
     for (int64_t i = 0; i < n; ++i) w.set(i, nd(rng));
     // Rows that leave the float gradInput path: row 3's element 7 has dy * w = 6e39 (a lane
-    // recomputed in double), row 4 has dy = 0 (c1 = 0: a double row).
-    w.set(7, 1e35);
-    dy.set(3 * n + 7, 6e4);
-    x.set(3 * n + 7, means[3]);
-    rstd.set(3, 1e-20);
+    // recomputed in double), row 4 has dy = 0 (c1 = 0: a double row). Not with scaled rstd: the
+    // large weight would make every row's c1 large, and no result small.
+    if (rstd_scale == 1.0) {
+      w.set(7, 1e35);
+      dy.set(3 * n + 7, 6e4);
+      x.set(3 * n + 7, means[3]);
+      rstd.set(3, 1e-20);
+    }
     for (int64_t j = 0; j < n; ++j) dy.set(4 * n + j, 0.0);
     aclTensor *tx = x.view({m, n}), *tdy = dy.view({m, n}), *tgi = gi.view({m, n}),
               *tmean = mean.view({m, 1}), *trstd = rstd.view({m, 1}), *tw = w.view({n}),
@@ -347,6 +352,36 @@ TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
         simd::allow_bf16_insn(true);
         EXPECT_TRUE(run() == ref);
       }
+  simd::allow_bf16_insn(allowed_before);
+  simd::force_target(0);
+  unsetenv("ACLNN_CPU_NUM_THREADS");
+}
+
+// The same for LayerNormBackward's bfloat16 gradInput (the pipelined kernel narrows float rows
+// with the instruction), in rows of ordinary size and in rows whose results reach float's
+// subnormals, which the instruction would flush.
+TEST(SimdTargets, Bf16InstructionGivesTheSameBitsInLayerNorm) {
+  if (!simd::bf16_insn_available())
+    GTEST_SKIP() << "no AVX512_BF16 on this CPU or in this build: the library never uses it here";
+  simd::force_target(simd::runnable_targets().front());
+  set_threads(1);
+  const bool allowed_before = simd::bf16_insn_allowed();
+  for (double scale : {1.0, 0x1p-115}) {
+    SCOPED_TRACE("rstd scaled by " + std::to_string(scale));
+    const Runner run = layer_norm(ACL_BF16, scale);
+    simd::allow_bf16_insn(false);
+    const std::vector<uint8_t> ref = run();
+    simd::allow_bf16_insn(true);
+    EXPECT_TRUE(run() == ref);
+    if (scale != 1.0) {  // the subnormal results are there to be flushed
+      int64_t subnormal = 0;
+      for (size_t i = 0; i + 1 < 70 * 1100 * 2; i += 2) {
+        const auto bits = static_cast<uint16_t>(ref[i] | ref[i + 1] << 8);
+        subnormal += (bits & 0x7f80) == 0 && (bits & 0x7f) != 0;
+      }
+      EXPECT_GT(subnormal, 10);
+    }
+  }
   simd::allow_bf16_insn(allowed_before);
   simd::force_target(0);
   unsetenv("ACLNN_CPU_NUM_THREADS");
