@@ -312,7 +312,7 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
     else
       return sh::BF16FromF32(df, r);
   }();
-  const auto bad = hn::Not(hn::IsFinite(r));
+  const auto bad = sh::NotFinite(df, r);
   if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
     HWY_ALIGN float lane_bad[hn::MaxLanes(DF())];
     HWY_ALIGN T fixed[hn::MaxLanes(DF())];
