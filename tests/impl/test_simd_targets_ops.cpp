@@ -335,6 +335,18 @@ Runner bf16_patterns(const std::string &op, bool first, double other, double eps
   };
 }
 
+// run() without, then with AVX512_BF16's narrowing: the same bytes (returned).
+std::vector<uint8_t> same_with_bf16_insn(const Runner &run) {
+  simd::allow_bf16_insn(false);
+  std::vector<uint8_t> ref = run();
+  simd::allow_bf16_insn(true);
+  EXPECT_TRUE(run() == ref);
+  return ref;
+}
+
+// Also LayerNormBackward's bfloat16 gradInput (the pipelined kernel narrows float rows with the
+// instruction), in rows of ordinary size and in rows whose results reach float's subnormals,
+// which the instruction would flush.
 TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
   if (!simd::bf16_insn_available())
     GTEST_SKIP() << "no AVX512_BF16 on this CPU or in this build: the library never uses it here";
@@ -346,33 +358,11 @@ TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
       for (double other : {1.0, -1.5, 0x1p-130, 3e38, -0.0, 0.375}) {
         SCOPED_TRACE(std::string(op) + (first ? " a" : " b") + " all patterns, other " +
                      std::to_string(other));
-        const Runner run = bf16_patterns(op, first, other, 0.01);
-        simd::allow_bf16_insn(false);
-        const std::vector<uint8_t> ref = run();
-        simd::allow_bf16_insn(true);
-        EXPECT_TRUE(run() == ref);
+        same_with_bf16_insn(bf16_patterns(op, first, other, 0.01));
       }
-  simd::allow_bf16_insn(allowed_before);
-  simd::force_target(0);
-  unsetenv("ACLNN_CPU_NUM_THREADS");
-}
-
-// The same for LayerNormBackward's bfloat16 gradInput (the pipelined kernel narrows float rows
-// with the instruction), in rows of ordinary size and in rows whose results reach float's
-// subnormals, which the instruction would flush.
-TEST(SimdTargets, Bf16InstructionGivesTheSameBitsInLayerNorm) {
-  if (!simd::bf16_insn_available())
-    GTEST_SKIP() << "no AVX512_BF16 on this CPU or in this build: the library never uses it here";
-  simd::force_target(simd::runnable_targets().front());
-  set_threads(1);
-  const bool allowed_before = simd::bf16_insn_allowed();
   for (double scale : {1.0, 0x1p-115}) {
-    SCOPED_TRACE("rstd scaled by " + std::to_string(scale));
-    const Runner run = layer_norm(ACL_BF16, scale);
-    simd::allow_bf16_insn(false);
-    const std::vector<uint8_t> ref = run();
-    simd::allow_bf16_insn(true);
-    EXPECT_TRUE(run() == ref);
+    SCOPED_TRACE("layer_norm, rstd scaled by " + std::to_string(scale));
+    const std::vector<uint8_t> ref = same_with_bf16_insn(layer_norm(ACL_BF16, scale));
     if (scale != 1.0) {  // the subnormal results are there to be flushed
       int64_t subnormal = 0;
       for (size_t i = 0; i + 1 < 70 * 1100 * 2; i += 2) {
