@@ -272,14 +272,14 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
 // the column partials pw/pb (when not null): the same operations as LnRowT's second loop, moved
 // here so that the second pass needs no double values and can run in float.
 template <int kIn, class DD>
-HWY_INLINE void LnSumStep(DD dd, LnSums<DD> &acc, size_t k, const void *x, const void *dy,
+HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x, const void *dy,
                           const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
                           double *pb) {
   const auto d = LnLoadV<kIn>(dd, dy, j);
   const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
   const auto xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
-  acc.a1[k] = hn::Add(acc.a1[k], g);
-  acc.a2[k] = sh::Fma(dd, g, xh, acc.a2[k]);
+  a1 = hn::Add(a1, g);
+  a2 = sh::Fma(dd, g, xh, a2);
   if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
   if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
 }
@@ -351,8 +351,8 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
   // Row i's first pass over elements j0 .. j0 + 7 (its sums and column partials).
   const auto first8 = [&](int64_t i, V vm, V vr, int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
     for (size_t k = 0; k < kPer8; ++k)
-      LnSumStep<kIn>(dd, acc, k, x[i], dy[i], w, vm, vr, j0 + static_cast<int64_t>(k * kLanes), pw,
-                     pb);
+      LnSumStep<kIn>(dd, acc.a1[k], acc.a2[k], x[i], dy[i], w, vm, vr,
+                     j0 + static_cast<int64_t>(k * kLanes), pw, pb);
   };
   const auto start = [&] {
     for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
@@ -387,14 +387,34 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
         // bytes instead of one row, measured slower.
         const char *x2 = r + 2 < rows ? static_cast<const char *>(x[r + 2]) : nullptr;
         const char *d2 = r + 2 < rows ? static_cast<const char *>(dy[r + 2]) : nullptr;
-        for (int64_t j0 = 0; j0 < n16; j0 += 16) {
-          if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
-            __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
-            __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
+        if constexpr (kPer8 == 1) {
+          // One vector holds the eight residues (AVX3): its sums and the row pointers as plain
+          // locals, which no store can alias. Kept in acc (a struct the lambdas share), the sums
+          // went through the stack at every step: a chain of store-to-load forwarding per eight
+          // elements, since the partials' double stores might have written them.
+          V a1 = acc.a1[0], a2 = acc.a2[0];
+          const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
+          for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+            if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
+              __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
+              __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
+            }
+            second16(j0);
+            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb);
+            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0 + 8, pw, pb);
           }
-          second16(j0);
-          first8(r + 1, vm1, vr1, j0);
-          first8(r + 1, vm1, vr1, j0 + 8);
+          acc.a1[0] = a1;
+          acc.a2[0] = a2;
+        } else {
+          for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+            if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
+              __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
+              __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
+            }
+            second16(j0);
+            first8(r + 1, vm1, vr1, j0);
+            first8(r + 1, vm1, vr1, j0 + 8);
+          }
         }
         if (n8 > n16) first8(r + 1, vm1, vr1, n16);
       } else {
