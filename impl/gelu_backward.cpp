@@ -26,6 +26,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -80,6 +81,31 @@ namespace hn = hwy::HWY_NAMESPACE;
 using simd::HWY_NAMESPACE::Fma;
 using simd::HWY_NAMESPACE::Horner;
 
+// p * 2^-n for the exps below: neg_n = -n as a float or double, kd = n + magic (the rounding's
+// magic-number sum, whose low mantissa bits hold n). Exact for their ranges (p near 1, n <= 289 in
+// double, <= 12 in float: no underflow), so both forms give the same bits.
+template <class D>
+HWY_INLINE hn::Vec<D> TimesPow2NegN(D d, hn::Vec<D> p, hn::Vec<D> neg_n, hn::Vec<D> kd) {
+  using T = hn::TFromD<D>;
+#if HWY_TARGET == HWY_AVX3
+  // VSCALEF: one operation where the exponent arithmetic and the product take three (GeluBackward
+  // is bound by its count of vector operations).
+  (void)kd;
+  if constexpr (sizeof(T) == 8)
+    return hn::Vec<D>{_mm512_scalef_pd(p.raw, neg_n.raw)};
+  else
+    return hn::Vec<D>{_mm512_scalef_ps(p.raw, neg_n.raw)};
+#else
+  (void)neg_n;
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  const auto scale =
+      hn::BitCast(d, hn::Sub(hn::Set(du, std::bit_cast<U>(T{1})),
+                             hn::ShiftLeft<hwy::MantissaBits<T>()>(hn::BitCast(du, kd))));
+  return hn::Mul(p, scale);
+#endif
+}
+
 // exp(-t2/2) for 0 <= t2 <= 400: t2 = 2 n ln2 + r2, |r2| <= ln2, exp(-t2/2) = 2^-n exp(-r2/2)
 // (t2 = t^2 is exact for t from a float). The rounding to n happens in the magic-number addition,
 // whose low mantissa bits then hold n.
@@ -91,18 +117,7 @@ HWY_INLINE hn::Vec<DD> ExpNegHalf(DD dd, hn::Vec<DD> t2) {
   // One reduction step: 2 ln2's double differs from 2 ln2 by 4.6e-17, so for n <= 289 (t2 <= 400)
   // r2 is off by at most 1.4e-14 (absolute, so relative in exp): far below the fits' 1e-8.
   const auto r2 = Fma(dd, neg_n, hn::Set(dd, 0x1.62e42fefa39efp0), t2);
-  const auto p = Horner(dd, r2, gelu::kExpHalf64);
-  // p * 2^-n, exact (p near 1, n <= 289: no underflow), so both forms give the same bits.
-#if HWY_TARGET == HWY_AVX3
-  // VSCALEFPD: one operation where the exponent arithmetic and the product take three (GeluBackward
-  // FLOAT is bound by its count of vector operations).
-  return hn::Vec<DD>{_mm512_scalef_pd(p.raw, neg_n.raw)};
-#else
-  const hn::RebindToUnsigned<DD> du;
-  const auto scale = hn::BitCast(
-      dd, hn::Sub(hn::Set(du, 0x3ff0000000000000ull), hn::ShiftLeft<52>(hn::BitCast(du, kd))));
-  return hn::Mul(p, scale);
-#endif
+  return TimesPow2NegN(dd, Horner(dd, r2, gelu::kExpHalf64), neg_n, kd);
 }
 // The same in float for 0 <= a <= 8 (n <= 12).
 template <class DF>
@@ -112,16 +127,7 @@ HWY_INLINE hn::Vec<DF> ExpNegF(DF df, hn::Vec<DF> a) {
   const auto neg_n = hn::Sub(magic, kd);
   auto r = Fma(df, neg_n, hn::Set(df, 0x1.62e43p-1f), a);
   r = Fma(df, neg_n, hn::Set(df, -0x1.05c61p-29f), r);
-  const auto p = Horner(df, r, gelu::kExp32);
-  // p * 2^-n, exact (n <= 12), as ExpNegHalf.
-#if HWY_TARGET == HWY_AVX3
-  return hn::Vec<DF>{_mm512_scalef_ps(p.raw, neg_n.raw)};
-#else
-  const hn::RebindToUnsigned<DF> du;
-  const auto scale =
-      hn::BitCast(df, hn::Sub(hn::Set(du, 0x3f800000u), hn::ShiftLeft<23>(hn::BitCast(du, kd))));
-  return hn::Mul(p, scale);
-#endif
+  return TimesPow2NegN(df, Horner(df, r, gelu::kExp32), neg_n, kd);
 }
 
 // g(x) for the lanes the fit on [0, 4] does not cover (|x| > 4, inf, NaN): the tail fit with t

@@ -387,34 +387,29 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
         // bytes instead of one row, measured slower.
         const char *x2 = r + 2 < rows ? static_cast<const char *>(x[r + 2]) : nullptr;
         const char *d2 = r + 2 < rows ? static_cast<const char *>(dy[r + 2]) : nullptr;
-        if constexpr (kPer8 == 1) {
-          // One vector holds the eight residues (AVX3): its sums and the row pointers as plain
-          // locals, which no store can alias. Kept in acc (a struct the lambdas share), the sums
-          // went through the stack at every step: a chain of store-to-load forwarding per eight
-          // elements, since the partials' double stores might have written them.
-          V a1 = acc.a1[0], a2 = acc.a2[0];
-          const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
-          for (int64_t j0 = 0; j0 < n16; j0 += 16) {
-            if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
-              __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
-              __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
-            }
-            second16(j0);
+        // With one vector holding the eight residues (AVX3), its sums and the row pointers are
+        // plain locals, which no store can alias. Kept in acc (a struct the lambdas share), the
+        // sums went through the stack at every step: a chain of store-to-load forwarding per
+        // eight elements, since the partials' double stores might have written them.
+        V a1 = acc.a1[0], a2 = acc.a2[0];
+        const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
+        for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+          if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
+            __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
+            __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
+          }
+          second16(j0);
+          if constexpr (kPer8 == 1) {
             LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb);
             LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0 + 8, pw, pb);
-          }
-          acc.a1[0] = a1;
-          acc.a2[0] = a2;
-        } else {
-          for (int64_t j0 = 0; j0 < n16; j0 += 16) {
-            if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
-              __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
-              __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
-            }
-            second16(j0);
+          } else {
             first8(r + 1, vm1, vr1, j0);
             first8(r + 1, vm1, vr1, j0 + 8);
           }
+        }
+        if constexpr (kPer8 == 1) {
+          acc.a1[0] = a1;
+          acc.a2[0] = a2;
         }
         if (n8 > n16) first8(r + 1, vm1, vr1, n16);
       } else {
