@@ -320,8 +320,8 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> &a1, hn::Vec<DD> &a2, 
 // Elements j .. j + lanes - 1 of a float row's gradInput (LnFloatRow said yes); x, dy, gi: the
 // row; w/c1/c2/mean/rstd: the double values, for lanes recomputed in double; stream: gi + j is
 // aligned to the output vector and is written with a non-temporal store; kBf16Insn: bfloat16
-// gradInput is narrowed by VCVTNEPS2BF16 (sh::BF16FromF32Insn, the same bits); kKept: dy and x
-// from kd/kx, where the row's first pass kept them as floats (LnSumStep16Kept).
+// gradInput is narrowed by VCVTNEPS2BF16 (sh::BF16FromF32InsnNoSpecial, the same bits); kKept: dy
+// and x from kd/kx, where the row's first pass kept them as floats (LnSumStep16Kept).
 template <int kIn, int kOut, bool kBf16Insn, bool kKept, class DF>
 HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *gi,
                                const LnRowF32 &f, int64_t j, bool stream, const double *w,
@@ -336,15 +336,23 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
   const auto r = hn::Mul(vr, sh::Fma(df, xh, hn::Set(df, f.nc2), hn::Sub(g, hn::Set(df, f.c1))));
   using T = std::conditional_t<kOut == 1, float, uint16_t>;
   const hn::Rebind<T, DF> dout;
+#if ACLNN_SIMD_BF16_INSN
+  // One classification for the instruction's special lanes and the non-finite ones: a vector
+  // with neither (nearly all) is narrowed by the instruction; any other takes the integer
+  // rounding and the lane fix below, which give the same bits.
+  if constexpr (kBf16Insn) {
+    if (HWY_LIKELY(!sh::AnyNotFiniteOrSubnormal(df, r))) {
+      sh::StoreOrStream(sh::BF16FromF32InsnNoSpecial(df, r), dout, static_cast<T *>(gi) + j,
+                        stream);
+      return;
+    }
+  }
+#endif
   auto out = [&] {
     if constexpr (kOut == 1)
       return r;
     else if constexpr (kOut == 2)
       return sh::F16FromF32(df, r);
-#if ACLNN_SIMD_BF16_INSN
-    else if constexpr (kBf16Insn)
-      return sh::BF16FromF32Insn(df, r);
-#endif
     else
       return sh::BF16FromF32(df, r);
   }();

@@ -139,14 +139,25 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> 
 #undef ACLNN_SIMD_BF16_INSN
 #if HWY_TARGET == HWY_AVX3 && ACLNN_SIMD_BF16_INSN_BUILT
 #define ACLNN_SIMD_BF16_INSN 1
+// The instruction alone, for vectors known to hold no float subnormal or NaN lane.
 template <class DF>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32InsnNoSpecial(DF /*df*/, hn::Vec<DF> v) {
   static_assert(hn::MaxLanes(DF()) == 16, "one 512-bit vector of floats");
-  // 0xa1: quiet NaN, denormal, signalling NaN.
-  if (HWY_UNLIKELY(_mm512_fpclass_ps_mask(v.raw, 0xa1) != 0)) return BF16FromF32(df, v);
   hn::Vec<hn::Rebind<uint16_t, DF>> r;
   asm("vcvtneps2bf16 %1, %0" : "=v"(r.raw) : "v"(v.raw));
   return r;
+}
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32Insn(DF df, hn::Vec<DF> v) {
+  // 0xa1: quiet NaN, denormal, signalling NaN.
+  if (HWY_UNLIKELY(_mm512_fpclass_ps_mask(v.raw, 0xa1) != 0)) return BF16FromF32(df, v);
+  return BF16FromF32InsnNoSpecial(df, v);
+}
+// Whether any lane is NaN, infinite or a float subnormal: one VFPCLASSPS (0xb9), for callers that
+// treat non-finite lanes themselves and would otherwise test twice (NotFinite and the above).
+template <class DF>
+HWY_INLINE bool AnyNotFiniteOrSubnormal(DF /*df*/, hn::Vec<DF> v) {
+  return _mm512_fpclass_ps_mask(v.raw, 0xb9) != 0;
 }
 #else
 #define ACLNN_SIMD_BF16_INSN 0
