@@ -376,12 +376,16 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 // null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
 // stream: write 64-byte aligned float rows of gradInput with non-temporal stores; kBf16Insn: as
 // LnGradInputF32's; kKeep: a 16-bit row's dy and x are kept as floats between its two passes
-// (LnSumStep16Kept; where LnRowsPipelined16 says so).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+// (LnSumStep16Kept; where LnRowsPipelinedK says so); kFull: w, wf, pw and pb are all given, so
+// the loops test none of them (GCC does not unswitch these loops itself).
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kFull = false>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
                                  const double *rstd, const double *w, const float *wf, double *pw,
                                  double *pb, int float_kind, bool stream) {
+  if constexpr (kFull) {
+    if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
+  }
   using DD = hn::ScalableTag<double>;
   const DD dd;
   using V = hn::Vec<DD>;
@@ -510,27 +514,31 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
 
 // One function per instantiation (each its own register allocation: the kernel measured slower
 // when two of them were inlined into one function).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kFull = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
                                    const double *rstd, const double *w, const float *wf, double *pw,
                                    double *pb, int float_kind, bool stream) {
-  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb,
-                                                float_kind, stream);
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kFull>(rows, n, x, dy, gi, mean, rstd, w, wf, pw,
+                                                       pb, float_kind, stream);
 }
-// 16-bit rows. BFLOAT16 rows keep their floats between the passes where the target's vectors allow
-// it (AVX3) and the row is short enough (kLnKeptMaxN): (16384, 1024) 11.4 -> 10.1 ms, 1 thread.
-// Not FLOAT16 rows: F16C widens in one operation, and keeping measured 9.2 against 9.4 ms.
+// The instance for rows of kind kIn. BFLOAT16 rows keep their floats between the passes where
+// the target's vectors allow it (AVX3) and the row is short enough (kLnKeptMaxN), in an instance
+// for the common call (the weight and both partials given) that tests none of them: (16384,
+// 1024), 1 thread, 11.4 -> 10.1 ms for keeping, 9.6 -> 9.1 ms for the tests (the same tests cost
+// nothing measurable in the FLOAT and FLOAT16 instances, which keep them). Not FLOAT16 rows: F16C
+// widens in one operation, and keeping measured 9.2 against 9.4 ms.
 template <int kIn, bool kBf16Insn = false>
-HWY_INLINE void LnRowsPipelined16(int64_t rows, int64_t n, const void *const *x,
-                                  const void *const *dy, void *const *gi, const double *mean,
-                                  const double *rstd, const double *w, const float *wf, double *pw,
-                                  double *pb, int float_kind, bool stream) {
+HWY_INLINE void LnRowsPipelinedK(int64_t rows, int64_t n, const void *const *x,
+                                 const void *const *dy, void *const *gi, const double *mean,
+                                 const double *rstd, const double *w, const float *wf, double *pw,
+                                 double *pb, int float_kind, bool stream) {
   if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
                 hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
-    if (n / 16 * 16 <= kLnKeptMaxN)
-      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw,
-                                                         pb, float_kind, stream);
+    if (n / 16 * 16 <= kLnKeptMaxN && w != nullptr && wf != nullptr && pw != nullptr &&
+        pb != nullptr)
+      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true, true>(rows, n, x, dy, gi, mean, rstd, w,
+                                                               wf, pw, pb, float_kind, stream);
   }
   LnRowsPipelinedN<kIn, kIn, kBf16Insn>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                         stream);
@@ -542,19 +550,16 @@ void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, co
                      const float *wf, double *pw, double *pb, int float_kind, bool stream) {
   switch (kind) {
     case 2:
-      return LnRowsPipelined16<2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                  stream);
+      return LnRowsPipelinedK<2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
     case 3:
 #if ACLNN_SIMD_BF16_INSN
       if (simd::use_bf16_insn())
-        return LnRowsPipelined16<3, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                          stream);
+        return LnRowsPipelinedK<3, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
+                                         stream);
 #endif
-      return LnRowsPipelined16<3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                  stream);
+      return LnRowsPipelinedK<3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
     default:
-      return LnRowsPipelinedN<1, 1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                    stream);
+      return LnRowsPipelinedK<1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
   }
 }
 
