@@ -4,6 +4,12 @@
 // the memory floor in the same run (STREAM-style triad and read over the same bytes, 1 and 2
 // threads). Each large case times single calls (both phases, preallocated outputs) repeated 7
 // times; benchmarks/perf_report.py takes the medians and writes docs/performance.md.
+//
+// ACLNN_BENCH_SCRUB_BYTES=n (perf_report.py sets twice the last-level cache): before each timed
+// call of a case or floor whose data exceed kColdBytes, n bytes of another buffer are read
+// (untimed), so the call starts with its data in memory rather than in the cache. Without it, a
+// VM with a 260 MiB L3 kept a 16-bit case's 96 MB between calls whenever its neighbours were
+// quiet, and the 16-bit floor moved between 4.8 and 7.3 ms from run to run.
 #include <benchmark/benchmark.h>
 #if defined(__SSE__)
 #include <immintrin.h>
@@ -33,6 +39,40 @@ constexpr int64_t k1M = int64_t{1} << 20;
 
 void set_threads(int64_t n) {
   setenv("ACLNN_CPU_NUM_THREADS", std::to_string(n).c_str(), 1);
+}
+
+// Cases and floors above this many bytes run cold (the 16 M-element ones; the 1 M-element ones
+// and the one-element call keep their data cached, as a caller's next op would).
+constexpr size_t kColdBytes = size_t{32} << 20;
+
+// Reads ACLNN_BENCH_SCRUB_BYTES bytes of a buffer written once (clean lines, which leave the
+// cache without a write-back during the next timed call), split over `threads` threads: with the
+// scrub on one thread, the other vCPU idled through it and the 2-thread triad that followed ran
+// no faster than 1 thread (13.8 against 8.1 ms warm), while the library's pool scaled.
+void scrub_cache(int threads) {
+  static const size_t bytes = [] {
+    const char *v = std::getenv("ACLNN_BENCH_SCRUB_BYTES");
+    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+  }();
+  if (bytes == 0) return;
+  static const std::vector<uint64_t> buf(bytes / 8, 1);
+  const auto part = [](size_t b, size_t e) {
+    uint64_t sum = 0;
+    for (size_t i = b; i < e; ++i) sum += buf[i];
+    benchmark::DoNotOptimize(sum);
+  };
+  std::vector<std::thread> ts;
+  for (int t = 1; t < threads; ++t)
+    ts.emplace_back(part, buf.size() * t / threads, buf.size() * (t + 1) / threads);
+  part(0, buf.size() / threads);
+  for (auto &t : ts) t.join();
+}
+// scrub_cache() with the timers stopped, for data of `bytes` above kColdBytes.
+void start_cold(benchmark::State &state, size_t bytes, int threads) {
+  if (bytes <= kColdBytes) return;
+  state.PauseTiming();
+  scrub_cache(threads);
+  state.ResumeTiming();
 }
 
 size_t esize(aclDataType dt) {
@@ -114,6 +154,11 @@ struct Case {
   aclTensor *keep(aclTensor *t) {
     tensors.push_back(t);
     return t;
+  }
+  size_t bytes() const {
+    size_t b = 0;
+    for (const auto &buf : bufs) b += buf->bytes;
+    return b;
   }
   ~Case() {
     for (auto *t : tensors) aclDestroyTensor(t);
@@ -275,7 +320,9 @@ void run_case(benchmark::State &state, const std::string &key, int64_t threads,
     }
   }
   set_threads(threads);
+  const size_t bytes = g_case->bytes();
   for (auto _ : state) {
+    start_cold(state, bytes, static_cast<int>(threads));
     if (g_case->call(*g_case) != ACLNN_SUCCESS) {
       state.SkipWithError(aclGetRecentErrMsg());
       break;
@@ -313,6 +360,7 @@ void BM_FloorTriad(benchmark::State &state) {
   const int threads = static_cast<int>(state.range(1));
   ensure_floor_arrays(n);
   for (auto _ : state) {
+    start_cold(state, 3 * n * 4, threads);
     in_threads(threads, n, [](size_t b, size_t e) {
       float *a = g_a.data();
       const float *x = g_b.data(), *y = g_c.data();
@@ -338,6 +386,7 @@ void BM_FloorRead(benchmark::State &state) {
   const int threads = static_cast<int>(state.range(1));
   ensure_floor_arrays(n);
   for (auto _ : state) {
+    start_cold(state, n * 4, threads);
     std::vector<uint32_t> sums(static_cast<size_t>(threads));
     in_threads(threads, n, [&](size_t b, size_t e) {
       const auto *p = reinterpret_cast<const uint32_t *>(g_b.data());

@@ -37,9 +37,12 @@ def median_of_rounds(rounds):
 
 def run_library(build):
     exe = os.path.join(build, "benchmarks", "bench_impl")
+    env = dict(os.environ)
+    if SCRUB_BYTES:
+        env["ACLNN_BENCH_SCRUB_BYTES"] = str(SCRUB_BYTES)
     out = subprocess.run(
         [exe, "--benchmark_filter=^(Case|Floor|Call)/", "--benchmark_format=json"],
-        check=True, capture_output=True, text=True).stdout
+        check=True, capture_output=True, text=True, env=env).stdout
     data = json.loads(out)
     med, cpu = {}, {}
     for b in data["benchmarks"]:
@@ -67,12 +70,17 @@ def torch_medians(threads):
         return None
     torch.set_num_threads(threads)
     res = {}
+    # Every PyTorch case is a 16 M-element one: each call starts cold, as the library's do.
+    scrub = torch.ones(SCRUB_BYTES // 8, dtype=torch.int64) if SCRUB_BYTES else None  # summed
+    # with torch's `threads` threads, as bench_impl reads its buffer with the case's thread count
 
     def timed(key, f):
         try:
             f()
             ts, cs = [], []
             for _ in range(7):
+                if scrub is not None:
+                    scrub.sum()
                 t, c = time.perf_counter(), time.process_time()
                 f()
                 ts.append(time.perf_counter() - t)
@@ -155,6 +163,9 @@ CASES = [("GeluBackward", "16M"), ("SeluBackward", "16M"), ("LogitGrad", "16M"),
 
 CPU_MODEL = "unknown CPU"
 LLC_MIB = None
+# Bytes read between timed calls of the 16 M-element cases and floors (twice the LLC), so that each
+# starts with its data in memory (bench_impl's ACLNN_BENCH_SCRUB_BYTES); 0 when the LLC is unknown.
+SCRUB_BYTES = 0
 
 
 def llc_mib():
@@ -191,7 +202,15 @@ def render(med, ctx, torch1, torch2):
         "bytes exceed a quarter of the last-level cache with non-temporal stores (no read-for-ownership "
         "of the output lines), which "
         "the plain triad does not use; the streaming floor is the triad with such stores, the lowest "
-        "time that store path can reach. On a loaded machine every figure is "
+        "time that store path can reach. "
+        + (f"Before each timed call of a 16 M-element case or floor (library, PyTorch and triad "
+           f"alike), {SCRUB_BYTES / 2**20:g} MiB of another buffer (twice the last-level cache) "
+           "are read, untimed, with the call's thread count, so that the call's data come mostly "
+           "from memory rather than from a cache that kept them since the previous call (an "
+           "adaptive replacement policy may keep some). "
+           if SCRUB_BYTES else "Calls are repeated on cached data (`--warm`, or the last-level "
+           "cache is unknown). ")
+        + "On a loaded machine every figure is "
         "inflated; compare ratios, not milliseconds. The last two columns of the 1-thread table are "
         "the same ratios on process CPU time (library and PyTorch: the whole call; floor: the "
         "loop), which time-sharing with other jobs disturbs much less than the wall clock.")
@@ -261,6 +280,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3,
                     help="library, PyTorch 1 thread, PyTorch 2 threads, in turn, this many times; "
                          "each figure is the median of the rounds' medians (default 3)")
+    ap.add_argument("--warm", action="store_true",
+                    help="repeat the 16 M-element calls on cached data (as reports before the "
+                         "ninth round did) instead of starting each cold")
     a = ap.parse_args()
     global ROUNDS
     ROUNDS = max(1, a.rounds)
@@ -273,6 +295,8 @@ def main():
     except OSError:
         pass
     LLC_MIB = llc_mib()
+    global SCRUB_BYTES
+    SCRUB_BYTES = 0 if a.warm or not LLC_MIB else int(2 * LLC_MIB * 2**20)
     # The rounds alternate library and PyTorch, so that a change in the machine's speed during the
     # run (a shared VM's memory bandwidth moves by a third within minutes) reaches both sides.
     lib_rounds, cpu_rounds, t1_rounds, t2_rounds = [], [], [], []
