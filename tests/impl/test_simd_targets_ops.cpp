@@ -155,11 +155,15 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
   };
 }
 
+// LayerNormBackward's rows: kLnRows rows of n columns. Rows of kLnKeptN columns take the AVX3
+// bfloat16 instance that keeps a row's floats between its passes (rows of up to 1024 whole
+// vectors); rows of kLnWideN the general one. Both have a tail after the last 16 columns.
+constexpr int64_t kLnRows = 70, kLnKeptN = 1000, kLnWideN = 1100;
 // rstd_scale: multiplies every row's rstd (a power of two: 2^-115 puts gradInput near the bottom
 // of float's range, some of it subnormal, while the rows keep the float path).
-Runner layer_norm(aclDataType dt, double rstd_scale = 1.0) {
+Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0) {
   return [=] {
-    const int64_t m = 70, n = 1100;
+    const int64_t m = kLnRows;
     std::mt19937_64 rng(5);
     std::normal_distribution<double> nd(0.0, 1.0);
     Storage x(m * n, dt), dy(m * n, dt), gi(m * n, dt), mean(m, ACL_FLOAT), rstd(m, ACL_FLOAT),
@@ -249,7 +253,8 @@ std::vector<OpCase> cases() {
       v.push_back({"logit_" + d + lay, dt, elementwise("logit", dt, s, -1.0)});
       v.push_back({"logit_eps_" + d + lay, dt, elementwise("logit", dt, s, 0.01)});
     }
-    v.push_back({"layer_norm_" + d, dt, layer_norm(dt)});
+    for (int64_t n : {kLnKeptN, kLnWideN})
+      v.push_back({"layer_norm_" + d + "_" + std::to_string(n), dt, layer_norm(dt, n)});
     v.push_back({"gbag_" + d, dt, gbag(dt)});
   }
   return v;
@@ -308,8 +313,10 @@ TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
           same_bytes_streaming(elementwise(op, dt, strided, 0.01, offset));
         }
     // LayerNormBackward streams the gradInput rows that start 64-byte aligned.
-    SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data());
-    same_bytes_streaming(layer_norm(dt));
+    for (int64_t n : {kLnKeptN, kLnWideN}) {
+      SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data() + " " + std::to_string(n));
+      same_bytes_streaming(layer_norm(dt, n));
+    }
   }
   simd::force_target(0);
   unsetenv("ACLNN_CPU_STREAM_STORES");
@@ -360,18 +367,21 @@ TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
                      std::to_string(other));
         same_with_bf16_insn(bf16_patterns(op, first, other, 0.01));
       }
-  for (double scale : {1.0, 0x1p-115}) {
-    SCOPED_TRACE("layer_norm, rstd scaled by " + std::to_string(scale));
-    const std::vector<uint8_t> ref = same_with_bf16_insn(layer_norm(ACL_BF16, scale));
-    if (scale != 1.0) {  // the subnormal results are there to be flushed
+  for (int64_t n : {kLnKeptN, kLnWideN})
+    for (double scale : {1.0, 0x1p-115}) {
+      SCOPED_TRACE("layer_norm, " + std::to_string(n) + " columns, rstd scaled by " +
+                   std::to_string(scale));
+      const std::vector<uint8_t> ref = same_with_bf16_insn(layer_norm(ACL_BF16, n, scale));
+      if (scale == 1.0) continue;
+      // The subnormal results are there to be flushed: count them in gradInput (the first
+      // kLnRows * n values returned).
       int64_t subnormal = 0;
-      for (size_t i = 0; i + 1 < 70 * 1100 * 2; i += 2) {
+      for (size_t i = 0; i + 1 < static_cast<size_t>(kLnRows * n * 2); i += 2) {
         const auto bits = static_cast<uint16_t>(ref[i] | ref[i + 1] << 8);
         subnormal += (bits & 0x7f80) == 0 && (bits & 0x7f) != 0;
       }
       EXPECT_GT(subnormal, 10);
     }
-  }
   simd::allow_bf16_insn(allowed_before);
   simd::force_target(0);
   unsetenv("ACLNN_CPU_NUM_THREADS");
