@@ -376,14 +376,14 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 // null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
 // stream: write 64-byte aligned float rows of gradInput with non-temporal stores; kBf16Insn: as
 // LnGradInputF32's; kKeep: a 16-bit row's dy and x are kept as floats between its two passes
-// (LnSumStep16Kept; where LnRowsPipelinedK says so); kFull: w, wf, pw and pb are all given, so
-// the loops test none of them (GCC does not unswitch these loops itself).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kFull = false>
+// (LnSumStep16Kept; where LnRowsPipelinedK says so), and w, wf, pw and pb are all given, so the
+// loops test none of them (GCC does not unswitch these loops itself).
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
                                  const double *rstd, const double *w, const float *wf, double *pw,
                                  double *pb, int float_kind, bool stream) {
-  if constexpr (kFull) {
+  if constexpr (kKeep) {
     if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
   }
   using DD = hn::ScalableTag<double>;
@@ -514,13 +514,13 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
 
 // One function per instantiation (each its own register allocation: the kernel measured slower
 // when two of them were inlined into one function).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kFull = false>
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
                                    const double *rstd, const double *w, const float *wf, double *pw,
                                    double *pb, int float_kind, bool stream) {
-  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kFull>(rows, n, x, dy, gi, mean, rstd, w, wf, pw,
-                                                       pb, float_kind, stream);
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb,
+                                                float_kind, stream);
 }
 // The instance for rows of kind kIn. BFLOAT16 rows keep their floats between the passes where
 // the target's vectors allow it (AVX3) and the row is short enough (kLnKeptMaxN), in an instance
@@ -537,8 +537,8 @@ HWY_INLINE void LnRowsPipelinedK(int64_t rows, int64_t n, const void *const *x,
                 hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
     if (n / 16 * 16 <= kLnKeptMaxN && w != nullptr && wf != nullptr && pw != nullptr &&
         pb != nullptr)
-      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true, true>(rows, n, x, dy, gi, mean, rstd, w,
-                                                               wf, pw, pb, float_kind, stream);
+      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw,
+                                                         pb, float_kind, stream);
   }
   LnRowsPipelinedN<kIn, kIn, kBf16Insn>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
                                         stream);
