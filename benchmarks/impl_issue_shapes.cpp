@@ -41,14 +41,25 @@ void set_threads(int64_t n) {
   setenv("ACLNN_CPU_NUM_THREADS", std::to_string(n).c_str(), 1);
 }
 
+// f(begin, end) over [0, n) split evenly over `threads` threads.
+template <typename F>
+void in_threads(int threads, size_t n, F f) {
+  if (threads == 1) return f(size_t{0}, n);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) ts.emplace_back(f, n * t / threads, n * (t + 1) / threads);
+  for (auto &t : ts) t.join();
+}
+
 // Cases and floors above this many bytes run cold (the 16 M-element ones; the 1 M-element ones
 // and the one-element call keep their data cached, as a caller's next op would).
 constexpr size_t kColdBytes = size_t{32} << 20;
 
 // Reads ACLNN_BENCH_SCRUB_BYTES bytes of a buffer written once (clean lines, which leave the
-// cache without a write-back during the next timed call), split over `threads` threads: with the
-// scrub on one thread, the other vCPU idled through it and the 2-thread triad that followed ran
-// no faster than 1 thread (13.8 against 8.1 ms warm), while the library's pool scaled.
+// cache without a write-back during the next timed call), split over `threads` threads as the
+// floors split their work. Read by the calling thread alone, the other vCPU idled through it and
+// the cold 2-thread fp32 triad that followed ran no faster than 1 thread (13.8 against 8.1 ms
+// warm); read by the calling thread and one more, the 16-bit one still took 5.9-6.2 ms against
+// 7.0 with 1 thread; read by two fresh threads (in_threads), 3.74-3.80 ms.
 void scrub_cache(int threads) {
   static const size_t bytes = [] {
     const char *v = std::getenv("ACLNN_BENCH_SCRUB_BYTES");
@@ -56,16 +67,11 @@ void scrub_cache(int threads) {
   }();
   if (bytes == 0) return;
   static const std::vector<uint64_t> buf(bytes / 8, 1);
-  const auto part = [](size_t b, size_t e) {
+  in_threads(threads, buf.size(), [](size_t b, size_t e) {
     uint64_t sum = 0;
     for (size_t i = b; i < e; ++i) sum += buf[i];
     benchmark::DoNotOptimize(sum);
-  };
-  std::vector<std::thread> ts;
-  for (int t = 1; t < threads; ++t)
-    ts.emplace_back(part, buf.size() * t / threads, buf.size() * (t + 1) / threads);
-  part(0, buf.size() / threads);
-  for (auto &t : ts) t.join();
+  });
 }
 // scrub_cache() with the timers stopped, for data of `bytes` above kColdBytes.
 void start_cold(benchmark::State &state, size_t bytes, int threads) {
@@ -344,13 +350,6 @@ void ensure_floor_arrays(size_t n) {
   g_a.assign(n, 0.0f);
   g_b.assign(n, 1.0f);
   g_c.assign(n, 2.0f);
-}
-template <typename F>
-void in_threads(int threads, size_t n, F f) {
-  if (threads == 1) return f(size_t{0}, n);
-  std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t) ts.emplace_back(f, n * t / threads, n * (t + 1) / threads);
-  for (auto &t : ts) t.join();
 }
 // kStream: the triad with non-temporal stores (no read-for-ownership of the output lines), as the
 // library writes outputs larger than the last-level cache: the floor for that store path.

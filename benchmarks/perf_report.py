@@ -70,9 +70,9 @@ def torch_medians(threads):
         return None
     torch.set_num_threads(threads)
     res = {}
-    # Every PyTorch case is a 16 M-element one: each call starts cold, as the library's do.
-    scrub = torch.ones(SCRUB_BYTES // 8, dtype=torch.int64) if SCRUB_BYTES else None  # summed
-    # with torch's `threads` threads, as bench_impl reads its buffer with the case's thread count
+    # Every PyTorch case is a 16 M-element one: each call starts cold, as the library's do (the
+    # sum runs on torch's `threads` threads, as bench_impl reads with the case's thread count).
+    scrub = torch.ones(SCRUB_BYTES // 8, dtype=torch.int64) if SCRUB_BYTES else None
 
     def timed(key, f):
         try:
