@@ -764,21 +764,33 @@ TEST(LayerNormBackward, DoubleGradInputOnRequest_VAL_TOL_1) {
 // Float gradInput rows at the edges of float's range: a lane whose float intermediates overflow
 // (dy * w = 1e40 with every input a finite float) must be recomputed in double, and lanes with
 // subnormal products, in rows with a tiny c1 or a large rstd, must stay within the design bound.
-// Without the lane fallback the overflowing lane is inf.
+// Without the lane fallback the overflowing lane is inf. FLOAT16: dy is at most 65504, so the
+// product overflows through a FLOAT weight of 1e35, and rstd = 1e-36 brings the result back into
+// binary16's range (the non-finite test that binary16 rows skip where their bound allows must
+// stay for this row: without it the lane is inf).
 TEST(LayerNormBackward, FloatRowsAtTheEdgesOfFloatRange_VAL_TOL_1) {
-  for (aclDataType dt : {ACL_FLOAT, ACL_BF16}) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}) {
     CaseOptions o;
     o.dtype = dt;
     o.seed = 99;
     const int64_t n = dt == ACL_FLOAT ? 64 : 300;
     auto c = make_case({4}, {n}, o);
-    // Row 0: element 5 has dy * w = 1e40 (above float's range); x = mean there, so xhat = 0 and
-    // c2 stays small; c1 = 1e40 / n is a normal float, so the row is a float row.
-    c->w->set(5, round_to(ACL_FLOAT, 1e20));
-    c->dy->set(5, round_to(dt, 1e20));
+    // Row 0: element 5 has dy * w = 1e40 (6.6e39 for FLOAT16; above float's range); x = mean
+    // there, so xhat = 0 and c2 stays small; c1 = dy * w / n is a normal float, so the row is a
+    // float row.
+    const bool half = dt == ACL_FLOAT16;
+    c->w->set(5, round_to(ACL_FLOAT, half ? 1e35 : 1e20));
+    c->dy->set(5, round_to(dt, half ? 65504 : 1e20));
     c->x->set(5, c->mean->get(0));
-    c->rstd->set(0, round_to(ACL_FLOAT, 1e-20));
+    c->rstd->set(0, round_to(ACL_FLOAT, half ? 1e-36 : 1e-20));
     for (int64_t r = 1; r < 4; ++r) c->dy->set(r * n + 5, 0.0);  // other rows: dy * w = 0
+    if (half) {  // rows 1-3 below need values beyond binary16's range
+      ASSERT_EQ(run_op(c->args()), ACLNN_SUCCESS);
+      EXPECT_TRUE(std::isfinite(c->gi->get(5))) << c->gi->get(5);
+      SCOPED_TRACE(testing::Message() << "dtype " << dt);
+      check_accuracy(*c);
+      continue;
+    }
     // Row 1: subnormal dy (products below 2^-126) next to normal ones, rstd = 2^60.
     for (int64_t j = 0; j < n; j += 3) c->dy->set(n + j, round_to(dt, 0x1p-140 * (1 + j % 5)));
     c->rstd->set(1, 0x1p60);
