@@ -20,7 +20,6 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -398,15 +397,16 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 
 // Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (pw/pb: its partials, or
 // null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
-// stream: write 64-byte aligned float rows of gradInput with non-temporal stores; kBf16Insn: as
-// LnGradInputF32's; kKeep: a 16-bit row's dy and x are kept as floats between its two passes
-// (LnSumStep16Kept; where LnRowsPipelinedK says so), and w, wf, pw and pb are all given, so the
-// loops test none of them (GCC does not unswitch these loops itself).
+// wmax: the largest |wf| (1 without a weight), for LnF16RowInRange; stream: write 64-byte aligned
+// float rows of gradInput with non-temporal stores; kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit
+// row's dy and x are kept as floats between its two passes (LnSumStep16Kept; where LnRowsPipelinedK
+// says so), and w, wf, pw and pb are all given, so the loops test none of them (GCC does not
+// unswitch these loops itself).
 template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
-                                 const double *rstd, const double *w, const float *wf, double *pw,
-                                 double *pb, int float_kind, bool stream) {
+                                 const double *rstd, const double *w, const float *wf, float wmax,
+                                 double *pw, double *pb, int float_kind, bool stream) {
   if constexpr (kKeep) {
     if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
   }
@@ -426,14 +426,6 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
   static_assert(!kKeep || (kIn != 1 && kPer8 == 1 && kLanesF == 16), "AVX3's 16-bit rows only");
   HWY_ALIGN float kept[kKeep ? 2 * kLnKeptMaxN : 1];
   float *const kd = kept, *const kx = kept + (kKeep ? kLnKeptMaxN : 0);
-  // The largest |weight| of the float rows, for LnF16RowInRange (binary16 rows only; NaN if a
-  // weight is NaN, though no float row has one then).
-  float wmax = 1.0f;
-  if (kIn == 2 && wf != nullptr) {
-    wmax = 0.0f;
-    for (int64_t j = 0; j < n; ++j)
-      wmax = std::isnan(wf[j]) ? wf[j] : std::max(wmax, std::fabs(wf[j]));
-  }
   // Row i's first pass over elements j0 .. j0 + 7 (its sums and column partials).
   const auto first8 = [&](int64_t i, V vm, V vr, int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
     for (size_t k = 0; k < kPer8; ++k)
@@ -528,10 +520,14 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
       };
       // binary16 rows: no non-finite test where the row's bound rules it out (9.5 -> 9.3 ms on
       // (16384, 1024), 1 thread).
-      if (kIn == 2 && LnF16RowInRange(f, wmax))
-        float_pass(std::false_type());
-      else
+      if constexpr (kIn == 2) {
+        if (LnF16RowInRange(f, wmax))
+          float_pass(std::false_type());
+        else
+          float_pass(std::true_type());
+      } else {
         float_pass(std::true_type());
+      }
     } else {
       const V vm = hn::Set(dd, m), vr = hn::Set(dd, rs);
       const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
@@ -559,9 +555,9 @@ HWY_INLINE void LnRowsPipelinedT(int64_t rows, int64_t n, const void *const *x,
 template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
-                                   const double *rstd, const double *w, const float *wf, double *pw,
-                                   double *pb, int float_kind, bool stream) {
-  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb,
+                                   const double *rstd, const double *w, const float *wf, float wmax,
+                                   double *pw, double *pb, int float_kind, bool stream) {
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb,
                                                 float_kind, stream);
 }
 // The instance for rows of kind kIn. BFLOAT16 rows keep their floats between the passes where
@@ -573,35 +569,39 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
 template <int kIn, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedK(int64_t rows, int64_t n, const void *const *x,
                                  const void *const *dy, void *const *gi, const double *mean,
-                                 const double *rstd, const double *w, const float *wf, double *pw,
-                                 double *pb, int float_kind, bool stream) {
+                                 const double *rstd, const double *w, const float *wf, float wmax,
+                                 double *pw, double *pb, int float_kind, bool stream) {
   if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
                 hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
     if (n / 16 * 16 <= kLnKeptMaxN && w != nullptr && wf != nullptr && pw != nullptr &&
         pb != nullptr)
-      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw,
-                                                         pb, float_kind, stream);
+      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true>(rows, n, x, dy, gi, mean, rstd, w, wf,
+                                                         wmax, pw, pb, float_kind, stream);
   }
-  LnRowsPipelinedN<kIn, kIn, kBf16Insn>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                        stream);
+  LnRowsPipelinedN<kIn, kIn, kBf16Insn>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb,
+                                        float_kind, stream);
 }
 
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
 void LnRowsPipelined(int kind, int64_t rows, int64_t n, const void *const *x, const void *const *dy,
                      void *const *gi, const double *mean, const double *rstd, const double *w,
-                     const float *wf, double *pw, double *pb, int float_kind, bool stream) {
+                     const float *wf, float wmax, double *pw, double *pb, int float_kind,
+                     bool stream) {
   switch (kind) {
     case 2:
-      return LnRowsPipelinedK<2>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
+      return LnRowsPipelinedK<2>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb, float_kind,
+                                 stream);
     case 3:
 #if ACLNN_SIMD_BF16_INSN
       if (simd::use_bf16_insn())
-        return LnRowsPipelinedK<3, true>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind,
-                                         stream);
+        return LnRowsPipelinedK<3, true>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb,
+                                         float_kind, stream);
 #endif
-      return LnRowsPipelinedK<3>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
+      return LnRowsPipelinedK<3>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb, float_kind,
+                                 stream);
     default:
-      return LnRowsPipelinedK<1>(rows, n, x, dy, gi, mean, rstd, w, wf, pw, pb, float_kind, stream);
+      return LnRowsPipelinedK<1>(rows, n, x, dy, gi, mean, rstd, w, wf, wmax, pw, pb, float_kind,
+                                 stream);
   }
 }
 
@@ -976,12 +976,17 @@ void run_plan(const Plan &p, void *workspace) {
                        : 0;
   // The weight as floats for the float rows; exact for every weight dtype LN-DTYPE-1 allows
   // (checked: a weight that is not keeps every row in double).
+  // wmax: the largest |weight| for LnF16RowInRange. A NaN weight is left out: it makes every
+  // row's S1 NaN, so no row is a float row.
   std::vector<float> wf;
+  float wmax = 1.0f;
   if (float_kind != 0 && p.has_w) {
     wf.resize(static_cast<size_t>(n));
+    wmax = 0.0f;
     for (size_t j = 0; j < wf.size(); ++j) {
       wf[j] = static_cast<float>(w[j]);
       if (static_cast<double>(wf[j]) != w[j] && !std::isnan(w[j])) float_kind = 0;
+      wmax = std::max(wmax, std::fabs(wf[j]));
     }
   }
   const float *wfp = wf.empty() ? nullptr : wf.data();
@@ -1021,7 +1026,7 @@ void run_plan(const Plan &p, void *workspace) {
       }
       HWY_DYNAMIC_DISPATCH(LnRowsPipelined)
       (in_kind, r1 - r0, n, xs.data(), ds.data(), gs.data(), mean.data() + r0, rstd.data() + r0, wp,
-       wfp, pw, pb, float_kind, stream_gi);
+       wfp, wmax, pw, pb, float_kind, stream_gi);
       return;
     }
     for (int64_t r = r0; r < r1; ++r) {
