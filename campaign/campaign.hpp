@@ -6,13 +6,15 @@
 // The campaign's units, one job each:
 //   campaign.cpp         the run loop: queues tasks (corpus, edge rows, probes, the seed space),
 //                        keeps the pool busy, turns records into verdicts, deviations and crashes
-//   selection.cpp        set-up: loads the SUT and the competitor, selects ops and clauses, warns
-//                        about entries that match nothing
+//   selection.cpp        set-up: selects ops and clauses, warns about entries that match nothing
 //   task.cpp             the units of work: the seed space, edge rows, fixed probes
-//   worker_pool.cpp      forked workers: pipes, the shared call-trace page, output capture,
-//                        crash/hang detection (case timeout), reaping, stopping
-//   worker_protocol.cpp  the pipe's records ("<tag> <JSON>" lines) and the accuracy rows they carry
-//   worker.cpp           what one worker does: runs, judges and shrinks tasks, guards its process
+//   worker_pool.cpp      worker processes started fresh (exec): pipes, the shared call-trace page,
+//                        output capture, crash/hang detection, reaping, stopping, leftovers
+//   worker_protocol.cpp  the pipes' commands and records and the accuracy rows they carry
+//   worker.cpp           what one worker does: loads the SUT, starts its device, runs, judges
+//                        and shrinks tasks, guards its process
+//   crash_shrink.cpp     shrinking a crash or hang, one candidate per worker run
+//   devices.cpp          --devices: spreading workers, retiring devices that fail
 //   corpus.cpp           stores counterexamples and loads them for replay
 //   result.cpp           CampaignResult and its one serialisation (report.json, shards; a
 //                        Deviation's to_json is also the pipe's failure record), merging accuracy
@@ -29,6 +31,7 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
+#include <vector>
 
 #include "campaign/result.hpp"
 #include "properties/judge.hpp"
@@ -43,7 +46,11 @@ std::string tier_name(Tier t);
 enum class ProductEmulation { kAuto, kOn, kOff };
 
 struct CampaignConfig {
-  std::string sut = "builtin";  // "builtin" or the path of a shared library exporting the ABI
+  // "builtin", "cann" (the vendor's three libraries under $ASCEND_HOME_PATH/lib64), the path of
+  // a shared library exporting the ABI, or several paths joined by ':' in load order.
+  std::string sut = "builtin";
+  // The devices workers are spread over (aclrtSetDevice's ids).
+  std::vector<int> devices{0};
   // A second library run on every valid case, for the precision standards' SUT/competitor
   // ratios (reported, never the verdict). "" for none; "builtin" or a path, as sut.
   std::string competitor;
@@ -62,6 +69,9 @@ struct CampaignConfig {
   std::vector<std::string> skips;   // clause IDs or property names ("GeluBackward/valid")
   std::vector<std::string> xfails;  // clause IDs expected to deviate
   double case_timeout_seconds = 30;
+  // The allowance of first calls: a worker's start (loading the library, aclInit, aclrtSetDevice,
+  // its stream) and each op's warm-up call, when a device loads its kernels.
+  double first_call_timeout_seconds = 60;
   bool progress = false;          // a progress line on stderr
   bool use_corpus = true;         // replay <out>/corpus first, store new counterexamples there
   int shrink_attempts = 400;      // per deviation

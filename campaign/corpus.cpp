@@ -75,6 +75,12 @@ void store_in_corpus(Deviation &d, const CampaignResult &run, const std::string 
   entry["kind"] = d.kind;
   entry["call"] = d.call;
   entry["sut"] = to_json(run.sut_identity);
+  // A library split over several files (or "cann") is loaded again as it was given.
+  if (run.sut_files.size() > 1) {
+    std::string spec;
+    for (const auto &f : run.sut_files) spec += (spec.empty() ? "" : ":") + f.path;
+    entry["sut_files"] = spec;
+  }
   entry["product_of_record"] = run.product;
   entry["tool_version"] = run.tool_version;
   const fs::path dir = fs::path(out_dir) / "corpus";

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <optional>
 
-#include "properties/child_process.hpp"
 #include "properties/runner.hpp"
 
 namespace aclnn_conform {
@@ -38,49 +36,40 @@ std::optional<GatedCall> find_gated_call(const std::vector<const OpDescriptor *>
 
 }  // namespace
 
-EmulationProbe probe_product_emulation(const Sut &sut, const std::vector<const OpDescriptor *> &ops,
-                                       Product product, double timeout_seconds) {
-  EmulationProbe r;
+nlohmann::json run_emulation_probe(const Sut &sut, const std::vector<const OpDescriptor *> &ops,
+                                   Product product) {
   const auto call = find_gated_call(ops, product);
-  if (!call) {
-    r.evidence = "no call of the selected ops is gated by the product";
+  if (!call) return {{"evidence", "no call of the selected ops is gated by the product"}};
+  int code = 0;
+  if (run_case(sut, *call->op, call->accepted).status != 0) code |= 1;
+  if (run_case(sut, *call->op, call->rejected).status == 0) code |= 2;
+  return {{"code", code},
+          {"other", std::string(product_name(call->rejected.product))},
+          {"what", fmt::format("{}, accepted on {} and rejected on {} by the oracle",
+                               call->accepted.describe(), product_name(product),
+                               product_name(call->rejected.product))}};
+}
+
+EmulationProbe read_emulation_probe(const nlohmann::json *answer, const std::string &death,
+                                    Product product) {
+  EmulationProbe r;
+  if (!answer) {
+    r.evidence = "the probe call " + death;
     return r;
   }
-  const std::string what =
-      fmt::format("{}, accepted on {} and rejected on {} by the oracle", call->accepted.describe(),
-                  product_name(product), product_name(call->rejected.product));
-  // The child's exit code: bit 0 set if the call failed as `product`, bit 1 if it succeeded as
-  // the other product (4: the harness threw).
-  const ChildOutcome o = run_quiet_child(
-      [&] {
-        int code = 0;
-        if (run_case(sut, *call->op, call->accepted).status != 0) code |= 1;
-        if (run_case(sut, *call->op, call->rejected).status == 0) code |= 2;
-        return code;
-      },
-      std::chrono::steady_clock::now() +
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-              std::chrono::duration<double>(timeout_seconds)));
-  switch (o.kind) {
-    case ChildOutcome::Kind::kNotRun:
-      r.evidence = "the probe child could not be run or waited for: " + what;
-      return r;
-    case ChildOutcome::Kind::kTimedOut:
-      r.evidence = "the probe call hung: " + what;
-      return r;
-    case ChildOutcome::Kind::kSignalled:
-      r.evidence = "the probe call crashed: " + what;
-      return r;
-    case ChildOutcome::Kind::kExited:
-      break;
+  if (answer->contains("evidence")) {
+    r.evidence = answer->at("evidence");
+    return r;
   }
-  const int code = o.code;
+  const int code = answer->at("code");
+  const std::string what = answer->at("what");
   r.emulates = code == 0;
   r.evidence = code == 0  ? "the SUT followed ACLNN_CPU_SOC: " + what
                : code & 1 ? "the SUT rejected the call as " + std::string(product_name(product)) +
                                 ": " + what
                : code & 2 ? "the SUT accepted the call as " +
-                                std::string(product_name(call->rejected.product)) + ": " + what
+                                answer->value("other", std::string("the other product")) + ": " +
+                                what
                           : "the probe failed: " + what;
   return r;
 }

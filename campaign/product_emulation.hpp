@@ -5,6 +5,7 @@
 // run only on a SUT that emulates products; on any other, only calls for the campaign's product.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,17 @@ struct EmulationProbe {
   std::string evidence;  // what was called and what came back, for the report
 };
 
-// Decided by behaviour, in a forked child (the SUT is not trusted in the campaign's process): a
-// call the oracle accepts under `product` and rejects under another product's gates must succeed
-// with ACLNN_CPU_SOC naming `product` and fail with it naming the other. No such call among the
-// ops, a crash, a hang or any other answer: the SUT does not emulate products.
-EmulationProbe probe_product_emulation(const Sut &sut, const std::vector<const OpDescriptor *> &ops,
-                                       Product product, double timeout_seconds);
+// Decided by behaviour: a call the oracle accepts under `product` and rejects under another
+// product's gates must succeed with ACLNN_CPU_SOC naming `product` and fail with it naming the
+// other. Run in a worker (the SUT is never called in the campaign's own process); its answer is
+// {"code", "what"}: code bit 0 set if the call failed as `product`, bit 1 if it succeeded as the
+// other product; or {"evidence"} when no call of the ops is gated by the product.
+nlohmann::json run_emulation_probe(const Sut &sut, const std::vector<const OpDescriptor *> &ops,
+                                   Product product);
+
+// The campaign's reading of the worker's answer. No answer (the probe call crashed or hung:
+// `death` says how) or any answer but code 0: the SUT does not emulate products.
+EmulationProbe read_emulation_probe(const nlohmann::json *answer, const std::string &death,
+                                    Product product);
 
 }  // namespace aclnn_conform

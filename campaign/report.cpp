@@ -244,6 +244,33 @@ std::vector<std::pair<std::string, std::string>> identity_rows(const CampaignRes
   if (!r.clause_pattern.empty()) rows.emplace_back("Clause selection", r.clause_pattern);
   if (r.allow_incomplete) rows.emplace_back("Incomplete coverage", "allowed (--allow-incomplete)");
   if (r.interrupted) rows.emplace_back("Interrupted", "yes: SIGINT/SIGTERM stopped the run");
+  if (!r.aborted.empty()) rows.emplace_back("Aborted", r.aborted);
+  if (r.sut_files.size() > 1) {
+    std::string files;
+    for (const auto &f : r.sut_files)
+      files += fmt::format("{}{} (SONAME {}, {}, SHA-256 {})", files.empty() ? "" : "; ", f.path,
+                           f.soname.empty() ? "none" : f.soname, size_text(f.size), f.sha256);
+    rows.emplace_back("SUT files, in load order", files);
+  }
+  if (!r.devices.empty()) {
+    std::string devices;
+    for (const auto &d : r.devices) {
+      devices += fmt::format("{}device {}: {} cases, {} worker(s)", devices.empty() ? "" : "; ",
+                             d.id, d.cases, d.workers);
+      if (d.device_faults) devices += fmt::format(", {} device fault(s)", d.device_faults);
+      if (d.out_of_memory) devices += fmt::format(", out of memory {} time(s)", d.out_of_memory);
+      if (d.retired) devices += ", retired: " + d.note;
+    }
+    rows.emplace_back("Devices", devices);
+  }
+  if (!r.first_calls.empty()) {
+    std::string calls;
+    for (const auto &t : r.first_calls)
+      calls += fmt::format("{}{}: {} x, mean {:.3f} s, max {:.3f} s", calls.empty() ? "" : "; ",
+                           t.what == "start" ? "worker start" : t.what + " warm-up", t.count,
+                           t.mean_seconds(), t.max_seconds);
+    rows.emplace_back("First calls", calls);
+  }
   return rows;
 }
 

@@ -579,6 +579,9 @@ void write_repros(CampaignResult &r, const std::string &out_dir, const ReproOpti
                           d.detail.substr(0, 200));
     o.sut_path = r.sut_identity.path.empty() ? r.sut : r.sut_identity.path;
     o.sut_sha256 = r.sut_identity.sha256;
+    if (r.sut_files.size() > 1)
+      for (const auto &f : r.sut_files) o.sut_files.push_back(f.path);
+    o.device = std::max(d.device, 0);
     o.include_dir = repro_include_dir();
     o.file_name = fs::path(name).filename().string();
     o.probe = repro_probe(d.call, d.clause);
@@ -664,9 +667,18 @@ std::string repro_file_header(const ReproPlan &p) {
   const std::string inc =
       options.include_dir.empty() ? "<aclnn-conform>/include" : options.include_dir;
   if (!options.sut_path.empty()) {
-    const std::string dir = fs::path(options.sut_path).parent_path().string();
+    // Every file of the SUT in load order, each folder once on the rpath.
+    std::string libraries, rpath;
+    for (const auto &f : options.sut_files.empty() ? std::vector<std::string>{options.sut_path}
+                                                   : options.sut_files) {
+      libraries += (libraries.empty() ? "" : " ") + f;
+      std::string dir = fs::path(f).parent_path().string();
+      if (dir.empty()) dir = ".";
+      if (("," + rpath + ",").find("," + dir + ",") == std::string::npos)
+        rpath += (rpath.empty() ? "" : ",") + dir;
+    }
     s += fmt::format("// build: c++ -std=c++17 -I{} {} -o {} {} -Wl,-rpath,{}\n", inc, src, stem,
-                     options.sut_path, dir.empty() ? "." : dir);
+                     libraries, rpath);
     s += fmt::format("// run: ./{}\n", stem);
     s += fmt::format("// SUT: {} (sha256 {})\n", options.sut_path,
                      options.sut_sha256.empty() ? "unknown" : options.sut_sha256);
@@ -744,9 +756,9 @@ std::string repro_main_prologue(const ReproPlan &p) {
         "    fflush(stdout);  // the call below may crash or hang\n"
         "  }}\n",
         c_string(options.sut_path), c_string(options.sut_sha256), op.phase_two_name);
-  s += "  // 1. （固定写法）device/stream初始化\n"
-       "  int32_t deviceId = 0;\n"
-       "  aclrtStream stream = nullptr;\n"
+  s += "  // 1. （固定写法）device/stream初始化\n";
+  s += fmt::format("  int32_t deviceId = {};\n", options.device);
+  s += "  aclrtStream stream = nullptr;\n"
        "  auto ret = Init(deviceId, &stream);\n"
        "  CHECK_RET(ret == 0, LOG_PRINT(\"Init acl failed. ERROR: %d\\n\", ret); return 2);\n"
        "  int deviations = 0;\n\n";

@@ -33,6 +33,10 @@ struct ReproOptions {
   // the folder of the vendor headers; with a path the header's "// build: " line links that SUT
   // (otherwise the built-in library). file_name is the program's own file name.
   std::string sut_path, sut_sha256, include_dir, file_name;
+  // A library split over several files (the vendor's libascendcl.so, libnnopbase.so,
+  // libopapi.so): every file in load order, all of them linked; sut_path is the one holding the op.
+  std::vector<std::string> sut_files;
+  int device = 0;  // the device the case ran on (aclrtSetDevice)
   // A protocol probe to make instead of the plain two-phase call: "ABI-TWOPHASE-2" (phase one
   // with workspaceSize NULL, then executor NULL), "ABI-TWOPHASE-3" (phase two with executor NULL,
   // workspace NULL, workspaceSize - 1), "ABI-TWOPHASE-4" (the executor run twice); "" for none.

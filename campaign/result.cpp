@@ -68,11 +68,25 @@ bool listed(const std::vector<std::string> &list, const std::string &id) {
 Verdict CampaignResult::verdict() const {
   if (interrupted) return Verdict::kInterrupted;
   if (!conformant()) return Verdict::kDeviations;
+  // A run whose devices all failed covers only what ran, whatever --allow-incomplete says.
+  if (!aborted.empty()) return Verdict::kIncomplete;
   if (!allow_incomplete && std::any_of(clauses.begin(), clauses.end(), [](const auto &c) {
         return c.status == ClauseStatus::kNotReached || c.status == ClauseStatus::kUnderTested;
       }))
     return Verdict::kIncomplete;
   return Verdict::kConformant;
+}
+
+void TimingStats::add(double seconds) {
+  ++count;
+  total_seconds += seconds;
+  max_seconds = std::max(max_seconds, seconds);
+}
+
+void TimingStats::merge(const TimingStats &o) {
+  count += o.count;
+  total_seconds += o.total_seconds;
+  max_seconds = std::max(max_seconds, o.max_seconds);
 }
 
 bool CampaignResult::conformant() const {
@@ -190,6 +204,7 @@ SutIdentity sut_identity_from_json(const nlohmann::json &j) {
 
 nlohmann::json to_json(const Deviation &d) {
   return {{"op", d.op},
+          {"device", d.device},
           {"clause", d.clause},
           {"kind", d.kind},
           {"call", d.call},
@@ -236,6 +251,7 @@ Deviation deviation_from_json(const nlohmann::json &d) {
   v.repro_file = d.at("repro_file");
   v.corpus_file = d.at("corpus_file");
   v.minimal = case_from_json(d.at("case"));
+  v.device = d.value("device", -1);
   return v;
 }
 
@@ -245,6 +261,24 @@ nlohmann::json to_json(const CampaignResult &r) {
   j["tool_version"] = r.tool_version;
   j["sut"] = r.sut;
   j["sut_identity"] = to_json(r.sut_identity);
+  j["sut_files"] = nlohmann::json::array();
+  for (const auto &f : r.sut_files) j["sut_files"].push_back(to_json(f));
+  j["devices"] = nlohmann::json::array();
+  for (const auto &d : r.devices)
+    j["devices"].push_back({{"id", d.id},
+                            {"cases", d.cases},
+                            {"workers", d.workers},
+                            {"device_faults", d.device_faults},
+                            {"out_of_memory", d.out_of_memory},
+                            {"retired", d.retired},
+                            {"note", d.note}});
+  j["first_calls"] = nlohmann::json::array();
+  for (const auto &t : r.first_calls)
+    j["first_calls"].push_back({{"what", t.what},
+                                {"count", t.count},
+                                {"total_seconds", t.total_seconds},
+                                {"max_seconds", t.max_seconds}});
+  j["aborted"] = r.aborted;
   j["competitor"] = r.competitor;
   j["product"] = r.product;
   j["tier"] = r.tier;
@@ -334,6 +368,27 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   r.tool_version = j.at("tool_version");
   r.sut = j.at("sut");
   r.sut_identity = sut_identity_from_json(j.at("sut_identity"));
+  for (const auto &f : j.at("sut_files")) r.sut_files.push_back(sut_identity_from_json(f));
+  for (const auto &d : j.at("devices")) {
+    DeviceUsage u;
+    u.id = d.at("id");
+    u.cases = d.at("cases");
+    u.workers = d.at("workers");
+    u.device_faults = d.at("device_faults");
+    u.out_of_memory = d.at("out_of_memory");
+    u.retired = d.at("retired");
+    u.note = d.at("note");
+    r.devices.push_back(u);
+  }
+  for (const auto &t : j.at("first_calls")) {
+    TimingStats s;
+    s.what = t.at("what");
+    s.count = t.at("count");
+    s.total_seconds = t.at("total_seconds");
+    s.max_seconds = t.at("max_seconds");
+    r.first_calls.push_back(s);
+  }
+  r.aborted = j.at("aborted");
   r.competitor = j.at("competitor");
   r.product = j.at("product");
   r.tier = j.at("tier");
@@ -458,6 +513,30 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
     m.seconds = std::max(m.seconds, s.seconds);
     m.interrupted = m.interrupted || s.interrupted;
     m.allow_incomplete = m.allow_incomplete && s.allow_incomplete;
+    if (m.aborted.empty()) m.aborted = s.aborted;
+    // Shards may run on other machines: a device id is counted per id over all of them.
+    for (const auto &d : s.devices) {
+      auto it = std::find_if(m.devices.begin(), m.devices.end(),
+                             [&](const DeviceUsage &x) { return x.id == d.id; });
+      if (it == m.devices.end()) {
+        m.devices.push_back(d);
+        continue;
+      }
+      it->cases += d.cases;
+      it->workers += d.workers;
+      it->device_faults += d.device_faults;
+      it->out_of_memory += d.out_of_memory;
+      it->retired = it->retired || d.retired;
+      if (it->note.empty()) it->note = d.note;
+    }
+    for (const auto &t : s.first_calls) {
+      auto it = std::find_if(m.first_calls.begin(), m.first_calls.end(),
+                             [&](const TimingStats &x) { return x.what == t.what; });
+      if (it == m.first_calls.end())
+        m.first_calls.push_back(t);
+      else
+        it->merge(t);
+    }
     for (const auto &c : s.clauses) {
       const auto [it, added] = clause_at.try_emplace(c.id, m.clauses.size());
       if (added) {

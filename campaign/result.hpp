@@ -19,7 +19,9 @@ namespace aclnn_conform {
 // as null plus a "<field>_nonfinite" string, the verdict, the SUT's identity, coverage minimums.
 // 3: cause groups ("causes", "cause_count", "deviating_clause_count"), the precision standards'
 // tallies and error samples per accuracy row ("precision"), the competitor ("competitor").
-constexpr int kSchemaVersion = 3;
+// 4: device stacks: every SUT file ("sut_files"), devices ("devices"), first calls
+// ("first_calls"), "aborted", a deviation's "device", the kind "device-fault".
+constexpr int kSchemaVersion = 4;
 
 // aclnn-conform's version: the CMake project version, recorded in every report.
 std::string conform_version();
@@ -36,6 +38,33 @@ struct SutIdentity {
 // naming the path if the file cannot be read.
 SutIdentity identify_sut(const std::string &path);
 
+// The files a --sut names, in load order: "builtin"; "cann" (the vendor's libascendcl.so,
+// libnnopbase.so and libopapi.so under $ASCEND_HOME_PATH/lib64); "a.so:b.so:..." (a library split
+// over several files); or one path. Throws std::runtime_error naming what is missing.
+std::vector<std::string> sut_files(const std::string &spec);
+
+// One device of the run (--devices) and what happened on it.
+struct DeviceUsage {
+  int id = 0;
+  int64_t cases = 0;          // task results that came from its workers
+  int workers = 0;            // worker processes started on it
+  int device_faults = 0;      // times it stopped answering in the middle of a task
+  int out_of_memory = 0;      // allocations it refused for want of memory
+  bool retired = false;       // no more workers were started on it
+  std::string note;           // why it was retired
+};
+
+// How long something took, over a run: an op's warm-up (its first call in a worker, when a device
+// loads its kernels), or a worker's start (loading the library, aclInit, aclrtSetDevice, stream).
+struct TimingStats {
+  std::string what;  // "start" or the op's name
+  int64_t count = 0;
+  double total_seconds = 0, max_seconds = 0;
+  void add(double seconds);
+  void merge(const TimingStats &o);
+  double mean_seconds() const { return count ? total_seconds / static_cast<double>(count) : 0; }
+};
+
 nlohmann::json to_json(const SutIdentity &s);
 SutIdentity sut_identity_from_json(const nlohmann::json &j);
 
@@ -48,7 +77,9 @@ struct Deviation {
   Case minimal;              // after shrinking
   std::string origin;        // "seed 0x...:valid:size 40" or "corpus FILE"
   int shrink_steps = 0;
-  std::string kind;                   // "deviation", "crash", "timeout"
+  // "deviation", "crash", "timeout", or "device-fault" (the device stopped answering after
+  // `call`: every call after it failed, and a health check did too).
+  std::string kind;
   std::vector<std::string> variants;  // spec variants under which the case conforms (strictly)
   // Variants the case does not contradict: it conforms under them by the Ascend precision
   // standard (e.g. a result of 0 where the variant's exact value is 1e-23).
@@ -67,6 +98,7 @@ struct Deviation {
   std::string case_id;           // stable id of its corpus entry (the file stem): replay --case ID
   std::string summary;           // the shrunk case in words, one line
   std::string expected_variant;  // the expected variant (--expect-variant) that explains it
+  int device = -1;               // the device it ran on (-1: not recorded)
 };
 
 enum class ClauseStatus {
@@ -136,8 +168,16 @@ Deviation deviation_from_json(const nlohmann::json &j);
 
 struct CampaignResult {
   int schema = kSchemaVersion;
-  std::string sut;  // as given: "builtin" or a path
+  std::string sut;  // as given: "builtin", "cann", a path, or paths joined by ':'
+  // The file holding the ops (the last of sut_files: the vendor's libopapi.so), and every file
+  // loaded, in load order.
   SutIdentity sut_identity;
+  std::vector<SutIdentity> sut_files;
+  std::vector<DeviceUsage> devices;      // --devices, each with its counts
+  std::vector<TimingStats> first_calls;  // worker starts ("start") and each op's warm-up
+  // Workers could not go on (every device was retired): the run covers only what ran, and its
+  // verdict is never better than INCOMPLETE.
+  std::string aborted;
   std::string competitor;    // --competitor: the second library, as given ("" without one)
   std::string tool_version;  // aclnn-conform's version (the CMake project version)
   std::string product;       // ascend910b, ...

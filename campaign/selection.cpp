@@ -10,25 +10,6 @@
 
 namespace aclnn_conform {
 
-std::unique_ptr<Sut> load_sut(const std::string &spec) {
-  if (spec == "builtin") {
-    auto sut = Sut::builtin();
-    if (!sut) throw std::runtime_error("cannot load the built-in library " + Sut::builtin_path());
-    return sut;
-  }
-  std::string error;
-  auto sut = Sut::load(spec, error);
-  if (!sut) throw std::runtime_error(error);
-  return sut;
-}
-
-std::unique_ptr<Sut> load_competitor(const std::string &spec) {
-  std::string error;
-  auto sut = spec == "builtin" ? Sut::builtin() : Sut::load(spec, error);
-  if (!sut) throw std::runtime_error("--competitor: " + (error.empty() ? spec : error));
-  return sut;
-}
-
 std::vector<const OpDescriptor *> select_ops(const std::vector<std::string> &names) {
   if (names.empty()) return registry();
   std::vector<const OpDescriptor *> ops;
@@ -55,14 +36,16 @@ void check_expected_variants(const std::vector<const OpDescriptor *> &ops,
 }
 
 std::vector<const OpDescriptor *> exported_ops(const std::vector<const OpDescriptor *> &ops,
-                                               const Sut &sut, std::vector<std::string> &warnings) {
+                                               const std::vector<std::string> &exported,
+                                               const std::string &sut_name,
+                                               std::vector<std::string> &warnings) {
   std::vector<const OpDescriptor *> available;
   for (const auto *op : ops) {
-    if (op->available(sut.abi()))
+    if (std::count(exported.begin(), exported.end(), op->name))
       available.push_back(op);
     else
       warnings.push_back(fmt::format("{} does not export {}: its clauses are not reached",
-                                     sut.name(), op->abi_name));
+                                     sut_name, op->abi_name));
   }
   return available;
 }

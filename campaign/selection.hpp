@@ -1,5 +1,6 @@
-// A campaign's set-up before any case runs: the libraries it loads and what it selects (ops,
-// clauses), with the warnings for what the user named but does not exist or cannot run.
+// A campaign's set-up before any case runs: what it selects (ops, clauses), with the warnings for
+// what the user named but does not exist or cannot run. (The libraries are loaded by workers
+// only: campaign/worker.hpp.)
 #pragma once
 
 #include <memory>
@@ -12,12 +13,6 @@
 
 namespace aclnn_conform {
 
-// Loads "builtin" (the built-in library) or the shared library at a path. Throws
-// std::runtime_error with the loader's reason.
-std::unique_ptr<Sut> load_sut(const std::string &spec);
-// The same for --competitor: the error names the option.
-std::unique_ptr<Sut> load_competitor(const std::string &spec);
-
 // The ops of the given names in the given order (every op of the registry if names is empty).
 // Throws std::invalid_argument naming an op that does not exist.
 std::vector<const OpDescriptor *> select_ops(const std::vector<std::string> &names);
@@ -26,9 +21,12 @@ std::vector<const OpDescriptor *> select_ops(const std::vector<std::string> &nam
 void check_expected_variants(const std::vector<const OpDescriptor *> &ops,
                              const std::vector<std::string> &expected_variants);
 
-// The ops among ops the SUT exports; a warning for each one it does not, in ops' order.
+// The ops among ops the SUT exports (by name, as a worker found them); a warning for each one
+// it does not, in ops' order.
 std::vector<const OpDescriptor *> exported_ops(const std::vector<const OpDescriptor *> &ops,
-                                               const Sut &sut, std::vector<std::string> &warnings);
+                                               const std::vector<std::string> &exported,
+                                               const std::string &sut_name,
+                                               std::vector<std::string> &warnings);
 
 // The names of the selected ops in registry order (every op if names is empty), and the verdict
 // rows (not yet reached, min_cases each) of their clauses and the shared ones, in spec order.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "campaign/result.hpp"
@@ -90,6 +91,44 @@ SutIdentity identify_sut(const std::string &path) {
   id.sha256 = sha256_hex(bytes);
   id.soname = elf_soname(bytes);
   return id;
+}
+
+}  // namespace aclnn_conform
+
+namespace aclnn_conform {
+
+std::vector<std::string> sut_files(const std::string &spec) {
+  namespace fs = std::filesystem;
+  if (spec == "builtin") return {Sut::builtin_path()};
+  std::vector<std::string> files;
+  if (spec == "cann") {
+    // The toolkit's own variable (set by its set_env.sh), and its library folder.
+    const char *home = std::getenv("ASCEND_HOME_PATH");
+    if (!home || !*home)
+      throw std::runtime_error(
+          "--sut cann: ASCEND_HOME_PATH is not set (source the toolkit's set_env.sh, e.g. "
+          "/usr/local/Ascend/ascend-toolkit/set_env.sh)");
+    for (const char *name : {"libascendcl.so", "libnnopbase.so", "libopapi.so"}) {
+      const fs::path p = fs::path(home) / "lib64" / name;
+      if (!fs::exists(p))
+        throw std::runtime_error("--sut cann: " + p.string() +
+                                 " does not exist (ASCEND_HOME_PATH=" + home + ")");
+      files.push_back(p.string());
+    }
+    return files;
+  }
+  size_t start = 0;
+  while (true) {
+    const size_t colon = spec.find(':', start);
+    const std::string file = spec.substr(start, colon == std::string::npos ? colon : colon - start);
+    if (file.empty())
+      throw std::runtime_error("--sut '" + spec + "': an empty library path (paths are joined "
+                               "by ':', in load order)");
+    files.push_back(file);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return files;
 }
 
 }  // namespace aclnn_conform

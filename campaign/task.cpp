@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace aclnn_conform {
 namespace {
@@ -31,6 +32,54 @@ const char *kind_name(Task::Kind k) {
 }
 
 }  // namespace
+
+nlohmann::json to_json(const Task &t) {
+  nlohmann::json j{{"index", t.index},        {"op", t.op->name},   {"kind", kind_name(t.kind)},
+                   {"seed", t.seed},          {"size", t.size},     {"large", t.large},
+                   {"origin", t.origin},      {"corpus_id", t.corpus_id},
+                   {"edge_row", t.edge_row},  {"teardown", t.teardown}};
+  if (t.stored && !t.row) j["case"] = to_json(*t.stored);
+  return j;
+}
+
+Task task_from_json(const nlohmann::json &j) {
+  Task t;
+  t.index = j.at("index");
+  t.op = find_op(j.at("op").get<std::string>());
+  if (!t.op) throw std::runtime_error("a task of an unknown op: " + j.at("op").dump());
+  const std::string kind = j.at("kind");
+  for (auto k : {Task::Kind::kValid, Task::Kind::kInvalid, Task::Kind::kProtocol,
+                 Task::Kind::kCorpus, Task::Kind::kEdge})
+    if (kind == kind_name(k)) t.kind = k;
+  t.seed = j.at("seed");
+  t.size = j.at("size");
+  t.large = j.at("large");
+  t.origin = j.at("origin");
+  t.corpus_id = j.at("corpus_id");
+  t.edge_row = j.at("edge_row");
+  t.teardown = j.at("teardown");
+  if (t.edge_row >= 0) {
+    const auto &rows = all_edge_cases();
+    if (t.edge_row >= static_cast<int64_t>(rows.size()))
+      throw std::runtime_error("a task of an unknown edge row " + std::to_string(t.edge_row));
+    t.row = std::make_shared<const EdgeCase>(rows[static_cast<size_t>(t.edge_row)]);
+    t.stored = std::make_shared<const Case>(t.row->call);
+  } else if (j.contains("case")) {
+    t.stored = std::make_shared<const Case>(case_from_json(j.at("case")));
+  }
+  return t;
+}
+
+std::optional<Case> fixed_valid_case(const OpDescriptor &op, Product product, int size) {
+  for (uint64_t s = 1; s <= 64; ++s) {
+    Case c = op.gen_valid(product)(rc::Random(s), size).value();
+    if (!op.check(c, {}).ok()) continue;
+    bool empty = false;
+    for (const auto &[name, t] : c.tensors) empty |= t.present && t.numel() == 0;
+    if (!empty) return c;
+  }
+  return std::nullopt;
+}
 
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
   return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
@@ -90,6 +139,7 @@ std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops) {
   int64_t k = 0;
   for (const auto &row : all_edge_cases()) {
     ++k;
+    const int64_t position = k - 1;
     const OpDescriptor *op = find_op(row.call.op);
     if (!op || std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
     Task t;
@@ -98,6 +148,7 @@ std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops) {
     t.kind = Task::Kind::kEdge;
     t.row = std::make_shared<const EdgeCase>(row);
     t.stored = std::make_shared<const Case>(row.call);
+    t.edge_row = position;
     t.origin = fmt::format("edge row {}: {}", row.clause, row.title);
     tasks.push_back(std::move(t));
   }
@@ -110,26 +161,22 @@ std::vector<Task> fixed_probe_tasks(const std::vector<const OpDescriptor *> &ops
   int64_t k = 0;
   // Per op, a small call (the two-phase rules) and a large one (determinism: a reduction whose
   // order changes from call to call shows in the bits only over many terms).
+  // The small call's probe ends its worker with the call examples' teardown (Task::teardown),
+  // so that every run checks it once per op, after that op ran.
   for (const int size : {8, tier_max_size(cfg.tier)})
     for (const auto *op : ops) {
-      // The first valid, non-empty call of a fixed seed sequence: the probes need a call the SUT
-      // should accept and run.
-      for (uint64_t s = 1; s <= 64; ++s) {
-        Case c = op->gen_valid(cfg.product)(rc::Random(s), size).value();
-        if (!op->check(c, {}).ok()) continue;
-        bool empty = false;
-        for (const auto &[name, t] : c.tensors) empty |= t.present && t.numel() == 0;
-        if (empty) continue;
-        Task t;
-        t.index = -2000000 - k++;
-        t.op = op;
-        t.kind = Task::Kind::kProtocol;
-        t.stored = std::make_shared<const Case>(std::move(c));
-        t.origin = fmt::format("protocol probe of {} on a fixed valid call (seed {}, size {})",
-                               op->name, s, size);
-        tasks.push_back(std::move(t));
-        break;
-      }
+      // The probes need a call the SUT should accept and run.
+      auto c = fixed_valid_case(*op, cfg.product, size);
+      if (!c) continue;
+      Task t;
+      t.index = -2000000 - k++;
+      t.op = op;
+      t.kind = Task::Kind::kProtocol;
+      t.stored = std::make_shared<const Case>(std::move(*c));
+      t.teardown = size == 8;
+      t.origin = fmt::format("protocol probe of {} on a fixed valid call (size {}{})", op->name,
+                             size, t.teardown ? ", then the teardown" : "");
+      tasks.push_back(std::move(t));
     }
   // Large valid calls, generated (and shrunk) in the worker like any generated case.
   for (int j = 0; j < (cfg.tier == Tier::kSmoke ? 0 : 2); ++j)

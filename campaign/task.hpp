@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +36,24 @@ struct Task {
   std::shared_ptr<const EdgeCase> row;  // edge rows
   std::string origin;                   // how to find the case again, for reports
   std::string corpus_id;                // corpus entries: the file stem (replay --case ID)
+  int64_t edge_row = -1;                // edge rows: the row's position in all_edge_cases()
+  // The worker ends with the call examples' teardown after this task (ABI-RUNTIME-1): its
+  // results join the task's, and the worker exits (a runtime need not start twice in a process).
+  bool teardown = false;
 
   bool generated() const { return !stored; }  // has a rapidcheck shrink tree
   std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
 };
+
+// A task as it crosses the pipe to a worker, and back: generated tasks travel as their index,
+// seed and size (the worker draws the same case), stored ones with their case, edge rows as their
+// position in the tables.
+nlohmann::json to_json(const Task &t);
+Task task_from_json(const nlohmann::json &j);  // throws std::runtime_error on an unknown op
+
+// The first valid, non-empty call of a fixed seed sequence at this size: the protocol probes'
+// fixed calls and the call a worker warms an op up with.
+std::optional<Case> fixed_valid_case(const OpDescriptor &op, Product product, int size);
 
 // Whether the user skipped a clause ID or a property name ("GeluBackward/valid").
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry);

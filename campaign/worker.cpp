@@ -17,12 +17,16 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "campaign/precision.hpp"
+#include "campaign/task.hpp"
 #include "campaign/worker_protocol.hpp"
-#include "properties/child_process.hpp"
+#include "campaign/product_emulation.hpp"
+#include "properties/call_trace.hpp"
 #include "properties/judge.hpp"
 #include "properties/protocol.hpp"
 #include "properties/runner.hpp"
@@ -295,6 +299,10 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   }
 
   Outcome o = run_case(*ctx.sut, op, c);
+  // A runtime call that failed the set-up or the copy back: the worker asks whether the device
+  // is still there, or full, before this is judged as the op's (worker_process_main).
+  if (o.harness_error && o.harness_status != 0)
+    r["runtime_failure"] = {{"status", o.harness_status}, {"message", o.harness_message}};
   Judged jd = judge_task(t, c, o, cfg);
   for (const auto &cr : jd.j.results) {
     const auto e = jd.explained.find(cr.clause);
@@ -358,61 +366,14 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
 
 namespace {
 
-// Runs the task's body on a candidate in a forked grandchild with its own trace page and reports
-// how it ended: "ok", "crash" (a signal inside the SUT) or "timeout" (no return within limit),
-// and the call in flight.
-struct Death {
-  std::string how = "ok";
-  std::string call, clause;
-};
-
-Death run_isolated(const Task &t, const Case &candidate, const WorkerContext &ctx, double limit) {
-  void *page =
-      mmap(nullptr, sizeof(CallTrace), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return {};
-  auto *trace = static_cast<CallTrace *>(page);
-  std::memset(trace, 0, sizeof *trace);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    set_call_trace(trace);
-    try {
-      if (t.kind == Task::Kind::kProtocol) {
-        if (t.op->check(candidate, {}).ok()) protocol_probe(*ctx.sut, *t.op, candidate);
-      } else {
-        run_case(*ctx.sut, *t.op, candidate);
-      }
-    } catch (...) {
-    }
-    _exit(0);
-  }
-  Death d;
-  if (pid < 0) {
-    munmap(page, sizeof(CallTrace));
-    return d;
-  }
-  const auto until = std::min(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(limit)),
-                              ctx.deadline);
-  const ChildOutcome o = wait_or_kill(pid, until);
-  if (o.kind == ChildOutcome::Kind::kTimedOut && trace->in_sut)
-    d.how = "timeout";
-  else if (o.kind == ChildOutcome::Kind::kSignalled && trace->in_sut)
-    d.how = "crash";
-  d.call = trace->call;
-  d.clause = trace->clause;
-  munmap(page, sizeof(CallTrace));
-  return d;
-}
-
 // What a SUT may do to the worker's process besides its results, checked after every return from
 // the SUT: its descriptors 0-2 and the result pipe, and the signal handlers the framework relies
 // on. What can be put back is put back and noted for the report; a result pipe the SUT closed or
 // replaced cannot be, so the worker leaves the reason in its trace page and exits.
 struct ProcessGuard {
   CallTrace *trace = nullptr;
-  int result_fd = -1;
-  struct stat result_id {};
+  int result_fd = -1, command_fd = -1;
+  struct stat result_id {}, command_id{};
   bool std_open[3] = {};
   struct stat std_id[3] = {};
   int std_copy[3] = {-1, -1, -1};  // copies of 0-2 (close-on-exec, high numbers) to restore from
@@ -442,17 +403,21 @@ void note(std::string text) {
   if (g_guard.noted.insert(text).second) g_guard.notes.push_back(std::move(text));
 }
 
-// The result pipe is the worker's only way to report: without it, stop with the reason.
+// The pipes are the worker's only way to hear and to report: without them, stop with the reason.
 void check_result_pipe() {
-  if (g_guard.result_fd < 0 || same_file(g_guard.result_fd, g_guard.result_id)) return;
-  if (g_guard.trace) {
-    const std::string why = fmt::format(
-        "the SUT closed or replaced the worker's result pipe (descriptor {}) in {}: a library "
-        "must not close descriptors it does not own; the worker could not report and stopped",
-        g_guard.result_fd, current_call());
-    std::snprintf(g_guard.trace->fatal, sizeof g_guard.trace->fatal, "%s", why.c_str());
+  for (const auto &[fd, id, what] :
+       {std::tuple{g_guard.result_fd, g_guard.result_id, "result"},
+        std::tuple{g_guard.command_fd, g_guard.command_id, "command"}}) {
+    if (fd < 0 || same_file(fd, id)) continue;
+    if (g_guard.trace) {
+      const std::string why = fmt::format(
+          "the SUT closed or replaced the worker's {} pipe (descriptor {}) in {}: a library "
+          "must not close descriptors it does not own; the worker could not go on and stopped",
+          what, fd, current_call());
+      std::snprintf(g_guard.trace->fatal, sizeof g_guard.trace->fatal, "%s", why.c_str());
+    }
+    _exit(86);
   }
-  _exit(86);
 }
 
 void check_process() {
@@ -519,10 +484,12 @@ void on_fatal_signal(int sig) {
   raise(sig);
 }
 
-void install_process_guard(int result_fd, CallTrace *trace, bool memory_limited) {
+void install_process_guard(int result_fd, int command_fd, CallTrace *trace, bool memory_limited) {
   g_guard.trace = trace;
   g_guard.result_fd = result_fd;
+  g_guard.command_fd = command_fd;
   fstat(result_fd, &g_guard.result_id);
+  fstat(command_fd, &g_guard.command_id);
   for (int fd = 0; fd < 3; ++fd) {
     g_guard.std_open[fd] = fstat(fd, &g_guard.std_id[fd]) == 0;
     if (g_guard.std_open[fd]) g_guard.std_copy[fd] = fcntl(fd, F_DUPFD_CLOEXEC, 200);
@@ -542,27 +509,153 @@ void install_process_guard(int result_fd, CallTrace *trace, bool memory_limited)
   for (int sig = 1; sig < kSignals; ++sig) sigaction(sig, nullptr, &g_guard.handlers[sig]);
   set_after_sut_hook(check_process);
 }
+
+// ---- The worker process ---------------------------------------------------------------------
+
+// Writes records to the campaign; notes the guard collected go first. A process the SUT forked
+// inside a call returns into this code too: only the worker itself may report.
+class Records {
+ public:
+  explicit Records(int fd) : out_(fdopen(fd, "w")), self_(getpid()) {}
+  void send(char tag, const nlohmann::json &body) {
+    if (getpid() != self_) _exit(0);
+    check_result_pipe();
+    for (const auto &n : g_guard.notes) write(encode_record(record_tag::kNote, {{"note", n}}));
+    g_guard.notes.clear();
+    write(encode_record(tag, body));
+    std::fflush(out_);
+  }
+
+ private:
+  void write(const std::string &line) { std::fwrite(line.data(), 1, line.size(), out_); }
+  FILE *out_;
+  pid_t self_;
+};
+
+// The worker's state between commands.
+struct Worker {
+  CampaignConfig cfg;
+  std::unique_ptr<Sut> sut, competitor;
+  WorkerContext ctx;
+  std::set<std::string> warmed, no_warm_up;
+  CallTrace *trace = nullptr;
+};
+
+// An op's first call in this worker is a warm-up: the op's small fixed valid call, unjudged, with
+// the first-call allowance (a device loads the op's kernels then), so that every judged call gets
+// the case timeout. Its time is reported; a death in it is the campaign's to charge (the trace
+// names the activity). Ops whose warm-up killed a worker are not warmed up again.
+void warm_up(Worker &w, const OpDescriptor &op, Records &records) {
+  if (!w.warmed.insert(op.name).second || w.no_warm_up.count(op.name)) return;
+  const auto c = fixed_valid_case(op, w.cfg.product, 8);
+  if (!c) return;
+  const auto started = Clock::now();
+  {
+    ActivityScope activity("warm-up " + op.name);
+    FirstCallScope first(true);
+    run_case(*w.sut, op, *c);
+  }
+  records.send(record_tag::kWarmUp,
+               {{"op", op.name},
+                {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
+}
+
+void reset_trace(CallTrace *trace) {
+  if (trace) std::memset(trace, 0, sizeof *trace);
+}
+
+// After a task with a failure: is the device still there? A runtime call that failed with an
+// out-of-memory status, or a health check that fails, is the device's condition: the record says
+// so (instead of the task's result, which is not judged) and the worker exits.
+std::optional<nlohmann::json> device_fault(Worker &w, const nlohmann::json &result) {
+  if (result.contains("runtime_failure") &&
+      is_out_of_memory_status(result["runtime_failure"].value("status", 0)))
+    return nlohmann::json{{"kind", "out-of-memory"},
+                          {"problem", result["runtime_failure"].value("message", "")}};
+  bool failed = result.contains("deviation") || result.contains("runtime_failure");
+  for (const auto &cr : result.at("results")) failed = failed || !cr[1].get<bool>();
+  if (!failed || !w.trace) return std::nullopt;
+  // Where the calls started failing, read before the health check adds its own calls.
+  const CallTrace calls = *w.trace;
+  bool out_of_memory = false;
+  std::string problem;
+  {
+    ActivityScope activity("health check");
+    problem = device_health_check(*w.sut, out_of_memory);
+  }
+  if (problem.empty()) return std::nullopt;
+  nlohmann::json d{{"kind", out_of_memory ? "out-of-memory" : "device-lost"},
+                   {"problem", problem},
+                   {"after_call", std::string(calls.last_ok_call)},
+                   {"clause", std::string(calls.last_ok_clause)}};
+  if (calls.failures_since_ok > 0) {
+    d["failed_call"] = std::string(calls.first_failed_call);
+    d["status"] = calls.first_failed_status;
+  }
+  return d;
+}
+
+void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
+  if (command.contains("saturated"))
+    w.ctx.saturated = command["saturated"].get<std::set<std::string>>();
+  if (command.contains("deadline_ns"))
+    w.ctx.deadline = Clock::time_point(std::chrono::nanoseconds(command["deadline_ns"]));
+  for (const auto &tj : command.at("tasks")) {
+    reset_trace(w.trace);
+    nlohmann::json r;
+    Task t;
+    try {
+      t = task_from_json(tj);
+      warm_up(w, *t.op, records);
+      reset_trace(w.trace);
+      r = run_task(t, w.ctx);
+    } catch (const std::exception &e) {
+      records.send(record_tag::kError, {{"error", e.what()}});
+      continue;
+    }
+    if (auto fault = device_fault(w, r)) {
+      records.send(record_tag::kDeviceFault, *fault);
+      std::fflush(nullptr);
+      _exit(0);
+    }
+    if (t.teardown) {
+      // The call examples' teardown, after the task: then this worker is done.
+      std::vector<ClauseResult> results;
+      {
+        ActivityScope activity("teardown");
+        results = teardown_probe(*w.sut);
+      }
+      for (const auto &cr : results) {
+        if (is_skipped(w.cfg, cr.clause)) continue;
+        r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
+        if (cr.pass || r.contains("deviation")) continue;
+        Deviation d;
+        d.op = t.op->name;
+        d.clause = cr.clause;
+        d.detail = cr.detail;
+        d.all_failures = cr.clause + ": " + cr.detail + "\n";
+        d.minimal = task_case(t, w.cfg);
+        d.origin = t.origin;
+        d.kind = "deviation";
+        d.call = "teardown (aclrtDestroyStream, aclrtResetDevice, aclFinalize)";
+        r["deviation"] = to_json(d);
+      }
+      records.send(record_tag::kResult, r);
+      std::fflush(nullptr);
+      _exit(0);
+    }
+    records.send(record_tag::kResult, r);
+  }
+}
+
 }  // namespace
 
-nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx) {
-  const CampaignConfig &cfg = *ctx.cfg;
-  // A hang is re-tried with a shorter limit: a candidate that takes this long hangs too.
-  const double limit =
-      s.kind == "timeout" ? std::min(cfg.case_timeout_seconds, 2.0) : cfg.case_timeout_seconds;
-  Case c = task_case(s.task, cfg);
-  int steps = 0;
-  if (s.task.generated())
-    c = shrink(
-        s.task, c,
-        [&](const Case &cand) {
-          const Death d = run_isolated(s.task, cand, ctx, limit);
-          if (d.how != s.kind || d.call != s.call) return false;
-          return s.clause_from_trace
-                     ? d.clause == s.clause
-                     : d.clause.empty() && case_clause(*s.task.op, cand) == s.clause;
-        },
-        ctx, shrink_deadline(ctx), steps);
-  return {{"case", to_json(c)}, {"shrink_steps", steps}};
+void run_candidate(const Task &t, const Case &candidate, const WorkerContext &ctx) {
+  if (t.kind == Task::Kind::kProtocol) {
+    if (t.op->check(candidate, {}).ok()) protocol_probe(*ctx.sut, *t.op, candidate);
+  } else {
+    run_case(*ctx.sut, *t.op, candidate);
+  }
 }
 
 double worker_memory_limit_gib() {
@@ -580,10 +673,10 @@ double worker_memory_limit_gib() {
 #endif
 }
 
-[[noreturn]] void worker_main(int fd, const std::vector<Task> &batch,
-                              const std::vector<CrashShrink> &shrinks, const WorkerContext &ctx,
-                              CallTrace *trace) {
-  // The parent decides when workers stop (Ctrl-C reaches the whole process group), and a worker
+int worker_process_main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  // The campaign decides when workers stop (Ctrl-C reaches the whole process group), and a worker
   // never outlives it.
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_DFL);
@@ -595,45 +688,83 @@ double worker_memory_limit_gib() {
     const rlimit limit{bytes, bytes};
     setrlimit(RLIMIT_DATA, &limit);
   }
-  set_call_trace(trace);
-  install_process_guard(fd, trace, gib > 0);
+  Worker w;
+  void *page = mmap(nullptr, sizeof(CallTrace), PROT_READ | PROT_WRITE, MAP_SHARED,
+                    kWorkerTraceFd, 0);
+  close(kWorkerTraceFd);
+  if (page != MAP_FAILED) w.trace = static_cast<CallTrace *>(page);
+  set_call_trace(w.trace);
+  install_process_guard(kWorkerResultFd, kWorkerCommandFd, w.trace, gib > 0);
   // Outputs that change after the call returned (a thread the SUT left running) are deviations.
   // Checked 200 us after the copy back, on a worker's first 16 successful calls and every 32nd
   // after (runner.cpp).
   set_late_write_check(200);
-  FILE *out = fdopen(fd, "w");
-  // A process the SUT forked inside a call returns into this code too; only the worker itself
-  // may report.
-  const pid_t self = getpid();
-  const auto send = [&](char tag, const nlohmann::json &j) {
-    if (getpid() != self) _exit(0);
+  Records records(kWorkerResultFd);
+  FILE *in = fdopen(kWorkerCommandFd, "r");
+  if (!in) return 3;
+  char *line = nullptr;
+  size_t capacity = 0;
+  const auto next_command = [&]() -> std::optional<nlohmann::json> {
     check_result_pipe();
-    for (const auto &n : g_guard.notes) {
-      const std::string line = encode_record(record_tag::kNote, {{"note", n}});
-      std::fwrite(line.data(), 1, line.size(), out);
-    }
-    g_guard.notes.clear();
-    const std::string line = encode_record(tag, j);
-    std::fwrite(line.data(), 1, line.size(), out);
-    std::fflush(out);
+    if (getline(&line, &capacity, in) < 0) return std::nullopt;
+    return nlohmann::json::parse(line);
   };
-  for (const auto &t : batch) {
-    std::memset(trace, 0, sizeof *trace);
-    try {
-      send(record_tag::kResult, run_task(t, ctx));
-    } catch (const std::exception &e) {
-      send(record_tag::kError, {{"error", e.what()}});
+  try {
+    const auto hello = next_command();
+    if (!hello || hello->value("cmd", "") != "hello") return 3;
+    w.cfg = worker_config_from_json(hello->at("config"));
+    w.no_warm_up = hello->value("no_warm_up", std::set<std::string>{});
+    const int device = hello->at("device");
+    const auto started = Clock::now();
+    std::string error;
+    {
+      ActivityScope activity("start");
+      w.sut = Sut::load(hello->at("sut").get<std::vector<std::string>>(), error, device);
+      const auto competitor = hello->at("competitor").get<std::vector<std::string>>();
+      if (w.sut && !competitor.empty()) {
+        std::string competitor_error;
+        w.competitor = Sut::load(competitor, competitor_error, device);
+        if (!w.competitor) error = "--competitor: " + competitor_error;
+      }
     }
-  }
-  for (const auto &s : shrinks) {
-    std::memset(trace, 0, sizeof *trace);
-    try {
-      send(record_tag::kShrunkCrash, shrink_crash(s, ctx));
-    } catch (const std::exception &e) {
-      send(record_tag::kError, {{"error", e.what()}});
+    if (!w.sut || !error.empty()) {
+      records.send(record_tag::kHello, {{"ok", false}, {"device", device}, {"error", error}});
+      return 0;
     }
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto *op : registry())
+      if (op->available(w.sut->abi())) ops.push_back(op->name);
+    reset_trace(w.trace);
+    records.send(record_tag::kHello,
+                 {{"ok", true},
+                  {"device", device},
+                  {"ops", ops},
+                  {"start_seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
+    w.ctx.sut = w.sut.get();
+    w.ctx.competitor = w.competitor.get();
+    w.ctx.cfg = &w.cfg;
+    while (const auto command = next_command()) {
+      const std::string cmd = command->value("cmd", "");
+      if (cmd == "tasks") {
+        run_tasks(w, *command, records);
+      } else if (cmd == "candidate") {
+        reset_trace(w.trace);
+        const Task t = task_from_json(command->at("task"));
+        warm_up(w, *t.op, records);
+        reset_trace(w.trace);
+        run_candidate(t, case_from_json(command->at("case")), w.ctx);
+        records.send(record_tag::kSurvived, nlohmann::json::object());
+      } else if (cmd == "emulation") {
+        std::vector<const OpDescriptor *> ops;
+        for (const auto &name : command->at("ops")) ops.push_back(find_op(name.get<std::string>()));
+        reset_trace(w.trace);
+        records.send(record_tag::kEmulation, run_emulation_probe(*w.sut, ops, w.cfg.product));
+      }
+    }
+  } catch (const std::exception &e) {
+    records.send(record_tag::kError, {{"error", std::string("worker: ") + e.what()}});
   }
-  std::fclose(out);
+  std::fflush(nullptr);
   _exit(0);
 }
 

@@ -1,8 +1,12 @@
-// The worker side of a campaign: what one forked process does with a batch of tasks. Each task is
-// run on the SUT and judged; a deviation is shrunk, fingerprinted against the spec's variants and
-// described. Results go to the parent as one JSON line each; the call in flight is kept in a page
-// shared with the parent (properties/call_trace.hpp), so a death inside the SUT is attributed to
-// that call. A crash or a hang is shrunk too: each candidate runs in a forked grandchild.
+// The worker side of a campaign: a process of its own, started fresh (fork and exec of
+// aclnn-conform-worker, never a fork of a process that called into a library), that loads the SUT,
+// starts its device and stream itself, and runs what the campaign sends it (commands and records:
+// campaign/worker_protocol.hpp). Each task is run on the SUT and judged; a deviation is shrunk in
+// the worker, fingerprinted against the spec's variants and described. The call in flight is kept
+// in a page shared with the campaign (properties/call_trace.hpp), so a death or a hang inside the
+// SUT is attributed to that call; crashes and hangs are shrunk by the campaign, each candidate in
+// a worker (campaign/crash_shrink.hpp). Why: a device runtime does not survive fork()
+// (docs/device.md).
 #pragma once
 
 #include <chrono>
@@ -13,14 +17,13 @@
 
 #include "campaign/campaign.hpp"
 #include "campaign/task.hpp"
-#include "properties/call_trace.hpp"
 #include "properties/sut.hpp"
 
 namespace aclnn_conform {
 
 using WorkerClock = std::chrono::steady_clock;
 
-// What the worker needs beyond the tasks.
+// What a task needs beyond itself.
 struct WorkerContext {
   const Sut *sut = nullptr;
   const Sut *competitor = nullptr;  // --competitor: run on every valid case for the ratios
@@ -29,23 +32,11 @@ struct WorkerContext {
   WorkerClock::time_point deadline = WorkerClock::time_point::max();  // the budget's wall
 };
 
-// A crash or hang to shrink: the task and the call it died in.
-struct CrashShrink {
-  Task task;
-  std::string kind;  // "crash" or "timeout"
-  std::string call;  // the call in flight when it died
-  // The clause it is recorded against: the trace's, or else case_clause() of the original case;
-  // a smaller candidate must keep it.
-  std::string clause;
-  bool clause_from_trace = false;
-};
-
-// Runs one task and returns its result line (see worker.cpp for the fields).
+// Runs one task and returns its result record (see worker.cpp for the fields).
 nlohmann::json run_task(const Task &t, const WorkerContext &ctx);
 
-// Shrinks a crash or hang: candidates of the task's shrink tree that die the same way in the
-// same call, under the same clause, are kept. Returns {"case", "shrink_steps"} of the smallest.
-nlohmann::json shrink_crash(const CrashShrink &s, const WorkerContext &ctx);
+// Runs a crash or hang's shrink candidate unjudged: what matters is whether the process survives.
+void run_candidate(const Task &t, const Case &candidate, const WorkerContext &ctx);
 
 // The clause a failure of case c belongs to when no call scope names one: the deciding error
 // clause of an invalid call; for a valid call the op's empty-tensor clause if the call is empty,
@@ -57,10 +48,17 @@ std::string case_clause(const OpDescriptor &op, const Case &c);
 // needs the address space).
 double worker_memory_limit_gib();
 
-// The process body of a worker: runs every task (or the crash shrink), writes result lines to
-// fd, and exits. trace is the page shared with the parent.
-[[noreturn]] void worker_main(int fd, const std::vector<Task> &batch,
-                              const std::vector<CrashShrink> &shrinks, const WorkerContext &ctx,
-                              CallTrace *trace);
+// The descriptors a worker process is started with: commands in, records out, the call-trace page
+// (a memfd). Its stdout and stderr go to the campaign, which keeps what the SUT prints.
+constexpr int kWorkerCommandFd = 3;
+constexpr int kWorkerResultFd = 4;
+constexpr int kWorkerTraceFd = 5;
+
+// The worker process's main (aclnn-conform-worker): reads commands until end of file, then exits.
+int worker_process_main(int argc, char **argv);
+
+// The path of aclnn-conform-worker: $ACLNN_CONFORM_WORKER, the build tree's, one installed beside
+// the running program, or the install prefix's. Throws std::runtime_error saying where it looked.
+std::string worker_executable();
 
 }  // namespace aclnn_conform

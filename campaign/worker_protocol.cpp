@@ -1,9 +1,45 @@
 #include "campaign/worker_protocol.hpp"
 
+#include <stdexcept>
+
 namespace aclnn_conform {
 
 std::string encode_record(char tag, const nlohmann::json &body) {
   return std::string(1, tag) + " " + body.dump() + "\n";
+}
+
+std::string encode_command(const std::string &cmd, nlohmann::json body) {
+  body["cmd"] = cmd;
+  return body.dump() + "\n";
+}
+
+nlohmann::json worker_config_json(const CampaignConfig &cfg) {
+  return {{"product", std::string(product_name(cfg.product))},
+          {"product_emulation", cfg.product_emulation == ProductEmulation::kOn},
+          {"tier", tier_name(cfg.tier)},
+          {"accuracy", cfg.accuracy == JudgePolicy::Accuracy::kAscend ? "ascend" : "ulp"},
+          {"skips", cfg.skips},
+          {"expect_variants", cfg.expect_variants},
+          {"shrink_attempts", cfg.shrink_attempts},
+          {"competitor", cfg.competitor}};
+}
+
+CampaignConfig worker_config_from_json(const nlohmann::json &j) {
+  CampaignConfig cfg;
+  const auto product = product_from_name(j.at("product").get<std::string>());
+  if (!product) throw std::runtime_error("unknown product " + j.at("product").dump());
+  cfg.product = *product;
+  cfg.product_emulation =
+      j.at("product_emulation").get<bool>() ? ProductEmulation::kOn : ProductEmulation::kOff;
+  const std::string tier = j.at("tier");
+  cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
+  cfg.accuracy = j.at("accuracy") == "ascend" ? JudgePolicy::Accuracy::kAscend
+                                              : JudgePolicy::Accuracy::kUlp;
+  cfg.skips = j.at("skips").get<std::vector<std::string>>();
+  cfg.expect_variants = j.at("expect_variants").get<std::vector<std::string>>();
+  cfg.shrink_attempts = j.at("shrink_attempts");
+  cfg.competitor = j.at("competitor");
+  return cfg;
 }
 
 std::optional<std::string> take_line(std::string &buffer) {

@@ -21,6 +21,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/clause_lists.hpp"
 #include "campaign/corpus.hpp"
+#include "campaign/devices.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/golden.hpp"
 #include "campaign/report.hpp"
@@ -170,7 +171,7 @@ nlohmann::json read_json(const std::string &what, const fs::path &p) {
 // and recomputes the statuses with the run's selection, variants and coverage rule.
 void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::string &sut_path,
                      const std::string &shard_source) {
-  if (r.sut_identity.sha256.empty()) r.sut_identity = identify_sut(sut_path);
+  if (r.sut_identity.sha256.empty()) r.sut_identity = identify_sut(sut_files(sut_path).back());
   if (r.tool_version.empty()) r.tool_version = conform_version();
   if (r.shard_source.empty()) r.shard_source = shard_source;
   r.allow_incomplete = cfg.allow_incomplete;
@@ -207,6 +208,16 @@ std::string shell_quote(const std::string &s) {
   return q + "'";
 }
 
+// The --sut that loads the library a result is about again: its files in load order.
+std::string sut_argument(const CampaignResult &r) {
+  if (r.sut_files.size() > 1) {
+    std::string spec;
+    for (const auto &f : r.sut_files) spec += (spec.empty() ? "" : ":") + f.path;
+    return spec;
+  }
+  return r.sut_identity.path.empty() ? r.sut : r.sut_identity.path;
+}
+
 void print_summary(const CampaignResult &r, const std::string &out_dir) {
   const ClauseCounts n = clause_counts(r);
   std::cout << fmt::format(
@@ -240,7 +251,7 @@ void print_summary(const CampaignResult &r, const std::string &out_dir) {
       if (!id.empty())
         line += fmt::format("; re-run: aclnn-conform replay {} --case {} --sut {} --out {}",
                             shell_quote((fs::path(out_dir) / "corpus").string()), shell_quote(id),
-                            shell_quote(r.sut_identity.path.empty() ? r.sut : r.sut_identity.path),
+                            shell_quote(sut_argument(r)),
                             shell_quote((fs::path(out_dir) / ("replay-" + id)).string()));
       if (!d->repro_file.empty()) {
         const std::string build = repro_build_line(fs::path(out_dir) / d->repro_file);
@@ -307,13 +318,16 @@ std::string describe_identity(const SutIdentity &s) {
 }
 
 // replay: which SUT to load. The corpus entries record theirs ("sut": {path, soname, size,
-// sha256}); without --sut that one is used, with --sut a different build is pointed out.
+// sha256}, and "sut_files" for a library split over several files); without --sut that one is
+// used, with --sut a different build is pointed out.
 std::string replay_sut(const std::vector<fs::path> &files, const std::string &given) {
   std::optional<SutIdentity> recorded;
+  std::string recorded_spec;
   for (const auto &f : files) {
     const nlohmann::json j = read_json("replay", f);
     if (!j.contains("sut")) continue;
     const SutIdentity s = sut_identity_from_json(j.at("sut"));
+    recorded_spec = j.value("sut_files", s.path);
     if (recorded && recorded->sha256 != s.sha256)
       throw UsageError("replay: the corpus records two SUTs, " + describe_identity(*recorded) +
                        " and " + describe_identity(s) + " (" + f.string() +
@@ -324,11 +338,11 @@ std::string replay_sut(const std::vector<fs::path> &files, const std::string &gi
     if (!recorded)
       throw UsageError(
           "replay: the corpus does not name its SUT (entries without \"sut\"); pass --sut");
-    std::cout << "replaying against " << recorded->path << " (recorded in the corpus)\n";
-    return recorded->path;
+    std::cout << "replaying against " << recorded_spec << " (recorded in the corpus)\n";
+    return recorded_spec;
   }
   if (recorded) {
-    const SutIdentity now = identify_sut(given);
+    const SutIdentity now = identify_sut(sut_files(given).back());
     if (now.sha256 != recorded->sha256)
       std::cout << "warning: replaying against " << describe_identity(now)
                 << ", not the SUT recorded in the corpus, " << describe_identity(*recorded) << "\n";
@@ -350,14 +364,23 @@ int run_cli(int argc, char **argv) {
 
   CampaignConfig cfg;
   cfg.jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::string emulation = "auto";
+  std::string emulation = "auto", devices = "0";
   std::string budget, soc = "ascend910b", tier = "ci", policy = "ulp", shard, seed = "1",
                       skips_file, xfails_file, replay_case;
   int64_t cases = 0;
   bool quiet = false;
 
   auto add_common = [&](CLI::App *c) {
-    c->add_option("--sut", cfg.sut, "builtin, or the path of a shared library exporting the ABI");
+    c->add_option("--sut", cfg.sut,
+                  "builtin; the path of a shared library exporting the ABI; a library split over "
+                  "several files, in load order: a.so:b.so:c.so; or cann: the vendor's "
+                  "libascendcl.so, libnnopbase.so and libopapi.so under $ASCEND_HOME_PATH/lib64");
+    c->add_option("--devices", devices,
+                  "devices to spread the workers over: 0, 0-7, 0,2,4 (aclrtSetDevice's ids)");
+    c->add_option("--first-call-timeout", cfg.first_call_timeout_seconds,
+                  "seconds a worker's start (library, aclInit, aclrtSetDevice, stream) and each "
+                  "op's first call in a worker may take (a device loads its kernels then)")
+        ->check(CLI::Range(0.001, 1e6));
     c->add_option("--competitor", cfg.competitor,
                   "a second aclnn library (builtin or a path) run on every valid case: the "
                   "report gives SUT/competitor error ratios (reported, not the verdict)");
@@ -549,6 +572,11 @@ int run_cli(int argc, char **argv) {
                           : emulation == "off" ? ProductEmulation::kOff
                                                : ProductEmulation::kAuto;
   cfg.accuracy = policy == "ascend" ? JudgePolicy::Accuracy::kAscend : JudgePolicy::Accuracy::kUlp;
+  try {
+    cfg.devices = parse_devices(devices);
+  } catch (const std::invalid_argument &e) {
+    throw UsageError(std::string("--devices: ") + e.what());
+  }
   cfg.skips = read_list("--skips", skips_file);
   cfg.xfails = read_list("--xfails", xfails_file);
   if (!cfg.clause_pattern.empty()) check_pattern(cfg.clause_pattern);

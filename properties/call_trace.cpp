@@ -39,6 +39,26 @@ ClauseScope::~ClauseScope() {
   if (g_sink) std::memcpy(g_sink->clause, saved_, sizeof saved_);
 }
 
+ActivityScope::ActivityScope(std::string_view activity) {
+  if (!g_sink) return;
+  std::memcpy(saved_, g_sink->activity, sizeof saved_);
+  copy_text(g_sink->activity, activity);
+}
+
+ActivityScope::~ActivityScope() {
+  if (g_sink) std::memcpy(g_sink->activity, saved_, sizeof saved_);
+}
+
+FirstCallScope::FirstCallScope(bool first) {
+  if (!g_sink) return;
+  saved_ = g_sink->first_call;
+  if (first) g_sink->first_call = 1;
+}
+
+FirstCallScope::~FirstCallScope() {
+  if (g_sink) g_sink->first_call = saved_;
+}
+
 void enter_sut(std::string_view call) {
   if (!g_sink) return;
   copy_text(g_sink->call, call);
@@ -51,6 +71,31 @@ void enter_sut(std::string_view call) {
 void leave_sut() {
   if (g_sink) __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
   if (g_after_sut) g_after_sut();
+}
+
+void note_call_result(int status) {
+  if (!g_sink || status == kNeutralCall) return;
+  const std::string_view call = g_sink->call;
+  for (const std::string_view host_side :
+       {"aclCreate", "aclDestroy", "aclGetRecentErrMsg", "aclSetAclOpExecutorRepeatable"})
+    if (call.substr(0, host_side.size()) == host_side) return;
+  if (status == 0) {
+    copy_text(g_sink->last_ok_call, g_sink->call);
+    copy_text(g_sink->last_ok_clause, g_sink->clause);
+    g_sink->failures_since_ok = 0;
+    return;
+  }
+  if (g_sink->failures_since_ok++ == 0) {
+    copy_text(g_sink->first_failed_call, g_sink->call);
+    g_sink->first_failed_status = status;
+  }
+}
+
+void reset_call_log() {
+  if (!g_sink) return;
+  g_sink->last_ok_call[0] = g_sink->last_ok_clause[0] = g_sink->first_failed_call[0] = '\0';
+  g_sink->first_failed_status = 0;
+  g_sink->failures_since_ok = 0;
 }
 
 }  // namespace aclnn_conform

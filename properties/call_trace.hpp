@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string_view>
+#include <type_traits>
 
 namespace aclnn_conform {
 
@@ -22,6 +23,21 @@ struct CallTrace {
   // RLIMIT_DATA limits) at that moment, so that running out of memory is told from a crash.
   int death_signal;
   long long data_bytes_at_death;
+  // 1 while the call in flight is a first call (loading the library, starting the device, the
+  // warm-up call of an op: a device loads its kernels then): the parent gives it the first-call
+  // allowance instead of the case timeout.
+  int first_call;
+  // What the worker is doing apart from a task's own calls: "start", "warm-up <op>",
+  // "health check", "teardown" ("" while it runs a task).
+  char activity[64];
+  // Where a device stopped answering: the last call that succeeded before the current run of
+  // failed calls (its clause), and the first failed call of that run with its status. Reset per
+  // task (reset_call_log); a dead device leaves a run of failures up to the end.
+  char last_ok_call[192];
+  char last_ok_clause[64];
+  char first_failed_call[192];
+  int first_failed_status;
+  int failures_since_ok;  // calls that failed since last_ok_call
 };
 
 // Called after every return from the SUT (leave_sut) when set: the campaign's worker checks there
@@ -45,9 +61,53 @@ class ClauseScope {
   char saved_[sizeof(CallTrace::clause)] = {};
 };
 
+// Names what the worker does in this scope (CallTrace::activity); restores the outer one.
+class ActivityScope {
+ public:
+  explicit ActivityScope(std::string_view activity);
+  ~ActivityScope();
+  ActivityScope(const ActivityScope &) = delete;
+  ActivityScope &operator=(const ActivityScope &) = delete;
+
+ private:
+  char saved_[sizeof(CallTrace::activity)] = {};
+};
+
+// Calls made in this scope are first calls (CallTrace::first_call) when `first` is true.
+class FirstCallScope {
+ public:
+  explicit FirstCallScope(bool first);
+  ~FirstCallScope();
+  FirstCallScope(const FirstCallScope &) = delete;
+  FirstCallScope &operator=(const FirstCallScope &) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
 // Marks entry into the SUT for a named call, and the return from it.
 void enter_sut(std::string_view call);
 void leave_sut();
+// Records how the call that just returned went, for the device-failure attribution
+// (CallTrace::last_ok_call). status: 0 for success, kNeutralCall for no evidence. Host-side calls
+// (tensor and array objects, executors, the error message) are no evidence either: a device that
+// stopped answering still lets them succeed.
+void note_call_result(int status);
+// Forgets the calls of the previous task.
+void reset_call_log();
+
+// A call whose result says nothing about the device (a message string, void).
+constexpr int kNeutralCall = -2147483647 - 1;
+// How a call's return value says it failed: a status other than 0, a NULL handle.
+template <typename R>
+int call_status(const R &r) {
+  if constexpr (std::is_integral_v<R> || std::is_enum_v<R>)
+    return static_cast<int>(r);
+  else if constexpr (std::is_pointer_v<R>)
+    return r == nullptr ? -1 : 0;
+  else
+    return kNeutralCall;
+}
 
 // Both, around one call expression: `traced("aclrtMalloc", [&] { return abi.malloc(...); })`.
 template <typename F>
@@ -56,7 +116,14 @@ auto traced(std::string_view call, F &&f) {
   struct Leave {
     ~Leave() { leave_sut(); }
   } leave;
-  return f();
+  if constexpr (std::is_void_v<decltype(f())>) {
+    f();
+    note_call_result(kNeutralCall);
+  } else {
+    auto r = f();
+    note_call_result(call_status(r));
+    return r;
+  }
 }
 
 }  // namespace aclnn_conform

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "properties/call_trace.hpp"
-#include "properties/child_process.hpp"
 #include "properties/runner.hpp"
 
 namespace aclnn_conform {
@@ -31,31 +30,11 @@ struct Staged {
   }
 };
 
-// The example's last two calls, aclrtResetDevice(0) and aclFinalize(), in a forked child so that
-// this process keeps its device and runtime: "" when both gave ACL_SUCCESS, else what went wrong;
-// nullopt when the child could not be run (no evidence either way).
-std::optional<std::string> teardown_in_child(const AbiTable &abi) {
-  if (!abi.reset_device || !abi.finalize) return "aclrtResetDevice or aclFinalize is not exported";
-  const ChildOutcome o = run_quiet_child(
-      [&] {
-        const aclError reset = abi.reset_device(0);
-        const aclError finalized = abi.finalize();
-        return (reset == ACL_SUCCESS ? 0 : 1) | (finalized == ACL_SUCCESS ? 0 : 2);
-      },
-      std::chrono::steady_clock::now() + std::chrono::seconds(10));
-  switch (o.kind) {
-    case ChildOutcome::Kind::kNotRun:
-      return std::nullopt;
-    case ChildOutcome::Kind::kTimedOut:
-      return "aclrtResetDevice(0) then aclFinalize() did not return within 10 s";
-    case ChildOutcome::Kind::kSignalled:
-      return fmt::format("aclrtResetDevice(0) then aclFinalize() crashed (signal {})", o.code);
-    case ChildOutcome::Kind::kExited:
-      break;
-  }
-  if (o.code == 0) return "";
-  return fmt::format("{}{}{}", o.code & 1 ? "aclrtResetDevice(0) failed" : "",
-                     o.code == 3 ? " and " : "", o.code & 2 ? "aclFinalize() failed" : "");
+// The stream after a second call that was made outside run_case: on a device the op is still
+// running, and neither its workspace may be freed nor the next call made before it ends.
+void synchronize(const Sut &sut) {
+  if (sut.abi().synchronize_stream)
+    traced("aclrtSynchronizeStream", [&] { return sut.abi().synchronize_stream(sut.stream()); });
 }
 
 }  // namespace
@@ -182,6 +161,9 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
                           [&] { return op.phase_two(abi, workspace, ws - 1, ex, sut.stream()); });
         if (small_ws != 0) message_check(call_small, before, "workspaceSize");
       }
+      // Calls that should have been refused may have been queued: nothing may run on the
+      // workspace once it is freed, nor overlap the next call.
+      synchronize(sut);
       add("ABI-TWOPHASE-3",
           null_ex == ACLNN_ERR_PARAM_NULLPTR && null_ws == ACLNN_ERR_PARAM_NULLPTR &&
               small_ws == ACLNN_ERR_PARAM_INVALID,
@@ -191,12 +173,14 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       ClauseScope twice("ABI-TWOPHASE-4");
       const aclnnStatus first =
           traced(op.abi_name, [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+      synchronize(sut);
       if (first == 0) {
         before = stale();
         const std::string call_again = op.abi_name + "(the same executor a second time)";
         const aclnnStatus second =
             traced(call_again, [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
         if (second != 0) message_check(call_again, before, "executor");
+        synchronize(sut);
         add("ABI-TWOPHASE-4", second == ACLNN_ERR_PARAM_INVALID,
             fmt::format("running a released executor again gave {} (161002 expected)", second));
       }
@@ -250,8 +234,10 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       if (rep == 0 && (ws == 0 || workspace)) {
         first = traced(op.abi_name + "(a repeatable executor)",
                        [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+        synchronize(sut);
         second = traced(op.abi_name + "(a repeatable executor, again)",
                         [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+        synchronize(sut);
         if (abi.destroy_executor)
           traced("aclDestroyAclOpExecutor", [&] { return abi.destroy_executor(ex); });
       }
@@ -375,11 +361,33 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       add("ABI-RUNTIME-1", freed == ACL_SUCCESS,
           fmt::format("aclrtFree of a block from aclrtMalloc gave {}", freed));
     }
-    // The teardown the call examples end with.
-    if (const auto teardown = teardown_in_child(abi))
-      add("ABI-RUNTIME-1", teardown->empty(), *teardown + " (ACL_SUCCESS expected of each)");
   }
   return r;
+}
+
+std::vector<ClauseResult> teardown_probe(Sut &sut) {
+  const AbiTable &abi = sut.abi();
+  ClauseScope clause("ABI-RUNTIME-1");
+  if (!abi.reset_device || !abi.finalize || !abi.destroy_stream)
+    return {{"ABI-RUNTIME-1", false,
+             "aclrtDestroyStream, aclrtResetDevice or aclFinalize is not exported"}};
+  const int device = sut.device();
+  const aclError destroyed =
+      traced("aclrtDestroyStream", [&] { return abi.destroy_stream(sut.release_stream()); });
+  const std::string reset_call = fmt::format("aclrtResetDevice({})", device);
+  const aclError reset = traced(reset_call, [&] { return abi.reset_device(device); });
+  const aclError finalized = traced("aclFinalize", [&] { return abi.finalize(); });
+  sut.mark_torn_down();
+  std::string failed;
+  for (const auto &[call, status] : {std::pair<std::string, aclError>{"aclrtDestroyStream", destroyed},
+                                     {reset_call, reset},
+                                     {"aclFinalize()", finalized}})
+    if (status != ACL_SUCCESS)
+      failed += fmt::format("{}{} failed with {}", failed.empty() ? "" : ", ", call, status);
+  return {{"ABI-RUNTIME-1", failed.empty(),
+           failed.empty() ? ""
+                          : failed + " (the call examples' teardown: aclrtDestroyStream, "
+                                     "aclrtResetDevice, aclFinalize; ACL_SUCCESS expected of each)"}};
 }
 
 }  // namespace aclnn_conform

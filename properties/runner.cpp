@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -27,7 +28,54 @@ std::string recent_error_traced(const Sut &sut) {
   return traced("aclGetRecentErrMsg", [&] { return sut.recent_error(); });
 }
 
+// Out of memory on a device: ACL_ERROR_BAD_ALLOC (acl_base.h), ACL_ERROR_RT_MEMORY_ALLOCATION
+// (207001, the runtime's rt_error_codes.h) and ACL_ERROR_STORAGE_OVER_LIMIT.
+constexpr int kRtMemoryAllocation = 207001;
+
 }  // namespace
+
+bool is_out_of_memory_status(int status) {
+  return status == ACL_ERROR_BAD_ALLOC || status == kRtMemoryAllocation ||
+         status == ACL_ERROR_STORAGE_OVER_LIMIT;
+}
+
+std::string device_health_check(const Sut &sut, bool &out_of_memory) {
+  out_of_memory = false;
+  const AbiTable &abi = sut.abi();
+  // Not a clause's call: a death here is the device's (the campaign reads the call's name).
+  ClauseScope clause("");
+  void *p = nullptr;
+  const aclError allocated = traced("device health check: aclrtMalloc", [&] {
+    return abi.malloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+  });
+  if (allocated != ACL_SUCCESS || !p) {
+    out_of_memory = is_out_of_memory_status(allocated);
+    return "aclrtMalloc(64 bytes) gave " + std::to_string(allocated);
+  }
+  unsigned char in[64], back[64] = {};
+  for (int i = 0; i < 64; ++i) in[i] = static_cast<unsigned char>(i * 5 + 3);
+  std::string problem;
+  const aclError up = traced("device health check: aclrtMemcpy(host to device)", [&] {
+    return abi.memcpy(p, 64, in, 64, ACL_MEMCPY_HOST_TO_DEVICE);
+  });
+  const aclError synced =
+      abi.synchronize_stream ? traced("device health check: aclrtSynchronizeStream",
+                                      [&] { return abi.synchronize_stream(sut.stream()); })
+                             : ACL_SUCCESS;
+  const aclError down = traced("device health check: aclrtMemcpy(device to host)", [&] {
+    return abi.memcpy(back, 64, p, 64, ACL_MEMCPY_DEVICE_TO_HOST);
+  });
+  if (up != ACL_SUCCESS)
+    problem = "aclrtMemcpy host to device gave " + std::to_string(up);
+  else if (synced != ACL_SUCCESS)
+    problem = "aclrtSynchronizeStream gave " + std::to_string(synced);
+  else if (down != ACL_SUCCESS)
+    problem = "aclrtMemcpy device to host gave " + std::to_string(down);
+  else if (std::memcmp(in, back, sizeof in) != 0)
+    problem = "64 bytes copied to the device and back came back different";
+  traced("device health check: aclrtFree", [&] { return abi.free(p); });
+  return problem;
+}
 
 void set_late_write_check(int microseconds) {
   g_late_write_us = microseconds;
@@ -60,6 +108,7 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     if (!staged.back()->ok()) {
       out.harness_error = true;
       out.harness_message = name + ": " + staged.back()->error();
+      out.harness_status = staged.back()->runtime_status();
       return out;
     }
     tensors.push_back(staged.back()->tensor());
@@ -88,12 +137,14 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     if (workspace_size > 0) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
       const std::vector<std::byte> canary(back_guard, kCanary);
-      if (traced("aclrtMalloc(workspace)",
-                 [&] { return sut.abi().malloc(&block, guarded, ACL_MEM_MALLOC_HUGE_FIRST); }) !=
-              ACL_SUCCESS ||
-          !block) {
+      const aclError allocated = traced("aclrtMalloc(workspace)", [&] {
+        return sut.abi().malloc(&block, guarded, ACL_MEM_MALLOC_HUGE_FIRST);
+      });
+      if (allocated != ACL_SUCCESS || !block) {
         out.harness_error = true;
-        out.harness_message = "aclrtMalloc of the workspace failed";
+        out.harness_message =
+            "aclrtMalloc of the workspace failed with " + std::to_string(allocated);
+        out.harness_status = allocated != ACL_SUCCESS ? allocated : -1;
         return out;
       }
       workspace = static_cast<std::byte *>(block) + kGuardBytes;
@@ -110,8 +161,19 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
       out.phase = 2;
       out.message = recent_error_traced(sut);
     }
-    if (sut.abi().synchronize_stream)
-      traced("aclrtSynchronizeStream", [&] { return sut.abi().synchronize_stream(sut.stream()); });
+    // On a device the second call only enqueues the op: outputs, guards and some errors appear
+    // at the synchronize, which belongs to the op's call (its hang is the op's hang).
+    if (sut.abi().synchronize_stream) {
+      const aclError synced = traced(op.abi_name + " (aclrtSynchronizeStream)", [&] {
+        return sut.abi().synchronize_stream(sut.stream());
+      });
+      if (synced != ACL_SUCCESS && out.status == 0) {
+        out.status = synced;
+        out.phase = 2;
+        out.sync_failed = true;
+        out.message = recent_error_traced(sut);
+      }
+    }
     if (block) {
       ClauseScope runtime_clause("ABI-RUNTIME-1");
       std::vector<std::byte> front(kGuardBytes), back(back_guard);
@@ -130,8 +192,14 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
   }
   for (const auto &s : staged) {
     bool intact = true;
-    out.storage_after.push_back(s->read_storage(intact));
+    int copied = 0;
+    out.storage_after.push_back(s->read_storage(intact, copied));
     out.guards_intact.push_back(intact);
+    if (copied != ACL_SUCCESS && !out.harness_error) {
+      out.harness_error = true;
+      out.harness_message = "aclrtMemcpy device to host failed with " + std::to_string(copied);
+      out.harness_status = copied;
+    }
   }
   const bool checked = out.status == 0 && out.phase == 0 &&
                        (g_calls < kLateWriteFirst || g_calls % kLateWriteEvery == 0);
@@ -141,7 +209,8 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     std::this_thread::sleep_for(std::chrono::microseconds(g_late_write_us));
     for (size_t i = 0; i < staged.size(); ++i) {
       bool intact = true;
-      const auto again = staged[i]->read_storage(intact);
+      int copied = 0;
+      const auto again = staged[i]->read_storage(intact, copied);
       const auto &first = out.storage_after[i];
       int64_t changed = -1;
       for (size_t b = 0; b < std::min(again.size(), first.size()) && changed < 0; ++b)

@@ -18,9 +18,16 @@ struct Outcome {
   // (ABI-TENSOR-1), judged as such.
   bool harness_error = false;
   std::string harness_message;
+  // The status of the runtime call that failed the set-up or the copy back (aclrtMalloc,
+  // aclrtMemcpy), 0 if none: out of device memory is the device's condition, not the op's.
+  int harness_status = 0;
 
   int32_t status = 0;   // the first non-zero status, or 0
-  int phase = 0;        // 1 or 2: the call that returned status (0 when both succeeded)
+  // 1 or 2: the call that returned status (0 when both succeeded). A failure that
+  // aclrtSynchronizeStream returns after the second call succeeded is the second call's outcome
+  // (a device runs the op asynchronously): phase 2, with sync_failed set.
+  int phase = 0;
+  bool sync_failed = false;
   std::string message;  // aclGetRecentErrMsg() after a failure
   // aclGetRecentErrMsg() read just before phase one (what earlier calls left; now stale).
   std::string message_before;
@@ -53,5 +60,14 @@ std::vector<std::vector<std::byte>> output_storage(const OpDescriptor &op, const
 
 Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c,
                  const RunOptions &options = {});
+
+// Whether the SUT's device still answers: a small aclrtMalloc, copies both ways, a synchronize
+// and aclrtFree. "" if it does, else the call that failed and its status. out_of_memory is set
+// when only the allocation failed, with an out-of-memory status (the device is full, not dead).
+std::string device_health_check(const Sut &sut, bool &out_of_memory);
+
+// Statuses with which aclrtMalloc says the device is out of memory (ACL_ERROR_BAD_ALLOC,
+// ACL_ERROR_RT_MEMORY_ALLOCATION, ...).
+bool is_out_of_memory_status(int status);
 
 }  // namespace aclnn_conform

@@ -68,11 +68,12 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
   const size_t total = storage_bytes_ + 2 * kGuardBytes;
   // A death inside these calls belongs to the runtime's or the tensor's clause, not the op's.
   ClauseScope runtime_clause("ABI-RUNTIME-1");
-  if (traced("aclrtMalloc",
-             [&] { return abi.malloc(&device_, total, ACL_MEM_MALLOC_HUGE_FIRST); }) !=
-          ACL_SUCCESS ||
-      !device_) {
-    error_ = "aclrtMalloc of " + std::to_string(total) + " bytes failed";
+  const aclError allocated =
+      traced("aclrtMalloc", [&] { return abi.malloc(&device_, total, ACL_MEM_MALLOC_HUGE_FIRST); });
+  if (allocated != ACL_SUCCESS || !device_) {
+    error_ = "aclrtMalloc of " + std::to_string(total) + " bytes failed with " +
+             std::to_string(allocated);
+    runtime_status_ = allocated != ACL_SUCCESS ? allocated : -1;
     device_ = nullptr;
     return;
   }
@@ -80,10 +81,12 @@ StagedTensor::StagedTensor(const Sut &sut, const TensorArg &arg, aclFormat forma
   // An empty storage may have no data pointer at all (memcpy with NULL is undefined).
   if (storage_bytes_ > 0)
     std::memcpy(host.data() + kGuardBytes, arg.storage.data(), storage_bytes_);
-  if (traced("aclrtMemcpy(host to device)", [&] {
+  if (const aclError copied = traced("aclrtMemcpy(host to device)", [&] {
         return abi.memcpy(device_, total, host.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
-      }) != ACL_SUCCESS) {
-    error_ = "aclrtMemcpy host to device failed";
+      });
+      copied != ACL_SUCCESS) {
+    error_ = "aclrtMemcpy host to device failed with " + std::to_string(copied);
+    runtime_status_ = copied;
     return;
   }
   create_tensor(arg, format);
@@ -128,14 +131,15 @@ StagedTensor::~StagedTensor() {
   }
 }
 
-std::vector<std::byte> StagedTensor::read_storage(bool &guards_intact) const {
+std::vector<std::byte> StagedTensor::read_storage(bool &guards_intact, int &status) const {
   guards_intact = true;
+  status = 0;
   if (device_ == nullptr) return {};
   const size_t total = storage_bytes_ + 2 * kGuardBytes;
   std::vector<std::byte> host(total);
   {
     ClauseScope clause("ABI-RUNTIME-1");
-    traced("aclrtMemcpy(device to host)", [&] {
+    status = traced("aclrtMemcpy(device to host)", [&] {
       return sut_.abi().memcpy(host.data(), total, device_, total, ACL_MEMCPY_DEVICE_TO_HOST);
     });
   }

@@ -54,9 +54,13 @@ class StagedTensor {
   // False if the SUT refused the memory or the tensor (aclCreateTensor returned NULL).
   bool ok() const { return ok_; }
   const std::string &error() const { return error_; }
+  // The status of the runtime call that failed (aclrtMalloc, aclrtMemcpy), 0 if none did.
+  int runtime_status() const { return runtime_status_; }
   aclTensor *tensor() const { return tensor_; }
-  // Storage bytes copied back from the SUT; guards_intact() says whether both guards survived.
-  std::vector<std::byte> read_storage(bool &guards_intact) const;
+  // Storage bytes copied back from the SUT (through its aclrtMemcpy: the host never reads the
+  // SUT's memory); guards_intact says whether both guards survived, status is the copy's status
+  // (on a failure the bytes are meaningless).
+  std::vector<std::byte> read_storage(bool &guards_intact, int &status) const;
 
  private:
   const Sut &sut_;
@@ -68,6 +72,7 @@ class StagedTensor {
 
   void create_tensor(const TensorArg &arg, aclFormat format);
   std::string error_;
+  int runtime_status_ = 0;
 };
 
 }  // namespace aclnn_conform

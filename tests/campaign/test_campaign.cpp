@@ -1,6 +1,7 @@
 // The campaign engine on the built-in library: deterministic partitions, per-clause verdicts,
 // shards that merge into the whole, and the corpus.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -246,8 +247,30 @@ CampaignResult hostile_campaign(const char *how, const std::string &dir, int64_t
   return r;
 }
 
+// The processes (not zombies) whose environment carries a worker mark of this test process's
+// campaigns (ACLNN_CONFORM_RUN=<our pid>-...).
+std::vector<std::string> marked_processes_of_this_test() {
+  const std::string mark = "ACLNN_CONFORM_RUN=" + std::to_string(getpid()) + "-";
+  std::vector<std::string> found;
+  for (const auto &entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream environ_file(entry.path() / "environ", std::ios::binary);
+    const std::string environment(std::istreambuf_iterator<char>(environ_file), {});
+    if (environment.find(mark) == std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t close = line.rfind(')');
+    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z') continue;
+    found.push_back(name);
+  }
+  return found;
+}
+
 // Children forked inside a call hold the worker's pipe open and sleep 30 s: the run still ends
-// when its workers do (it used to wait for the children), and nothing they do is counted twice.
+// when its workers do (it used to wait for the children), nothing they do is counted twice, and
+// they do not outlive their worker: they are ended, and the report names them.
 TEST(CampaignOnHostileSut, ForkedChildrenDoNotHoldTheRun) {
   const auto start = std::chrono::steady_clock::now();
   const CampaignResult r = hostile_campaign("fork", "hostile-fork");
@@ -256,6 +279,13 @@ TEST(CampaignOnHostileSut, ForkedChildrenDoNotHoldTheRun) {
   EXPECT_LT(seconds, 25) << "the run waited for the SUT's sleeping children";
   EXPECT_GE(r.cases, 30);
   EXPECT_FALSE(r.clauses.empty());
+  bool named = false;
+  for (const auto &w : r.warnings)
+    named |= w.find("the SUT left") != std::string::npos &&
+             w.find("process(es) running after their worker ended (pid ") != std::string::npos;
+  EXPECT_TRUE(named) << "the report does not name the processes the SUT left behind";
+  EXPECT_EQ(marked_processes_of_this_test(), std::vector<std::string>{})
+      << "processes the SUT started outlived the campaign";
 }
 
 // What the SUT prints is kept out of the CLI's output and noted in the report.
@@ -400,8 +430,8 @@ TEST(CampaignOnHostileSut, WritesAfterTheCallReturnedAreADeviation) {
   EXPECT_EQ(ds.front().clause, "ABI-INPUT-1");
 }
 
-// The example's teardown is probed in a child: an aclFinalize that fails is a deviation, and the
-// same library with a working teardown is not judged on it.
+// The example's teardown ends a worker after the fixed protocol probe of each op: an aclFinalize
+// that fails is a deviation, and the same library with a working teardown is not judged on it.
 TEST(CampaignOnBrokenSut, AFailingFinalizeIsARuntimeDeviation) {
   const auto runtime_deviation = [](const CampaignResult &r) {
     return std::any_of(r.deviations.begin(), r.deviations.end(), [](const Deviation &d) {

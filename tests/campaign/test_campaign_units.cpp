@@ -1,5 +1,6 @@
 // The campaign's units one by one: the worker protocol and its one failure record, the accuracy
-// merge, the worker pool (a crash, a hang, output, a stop), the corpus, the set-up selection, and
+// merge, the worker pool (commands, a crash, a hang, first calls, output, leftovers, a stop), the
+// corpus, the set-up selection, and
 // the per-op hooks the shared code reads instead of naming ops.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -142,31 +143,26 @@ TEST(AccuracyMerge, WorkerRowsAndShardRowsMergeAlike) {
   }());
 }
 
-// Pumps until the pool is empty (at most 20 s).
+// A worker pool test process (tests/campaign/helpers/pool_test_worker.cpp) doing `what`.
+WorkerLaunch test_worker(const std::string &what) {
+  return WorkerLaunch{ACLNN_TEST_POOL_WORKER, {what}, {}};
+}
+
+// Pumps until the pool is empty (at most 20 s); every call gets timeout_s, first calls 5 s.
 void drain(WorkerPool &pool, double timeout_s, std::vector<std::string> &lines,
            std::vector<WorkerExit> &exits) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!pool.empty() && std::chrono::steady_clock::now() < until)
     pool.pump(
-        50, timeout_s,
-        [&](WorkerProcess &w, const std::string &l) { lines.push_back(l), ++w.done; },
+        50,
+        [&](const WorkerProcess &, const CallTrace &t) { return t.first_call ? 5.0 : timeout_s; },
+        [&](WorkerProcess &, const std::string &l) { lines.push_back(l); },
         [&](WorkerProcess &, const WorkerExit &e) { exits.push_back(e); });
-}
-
-void enter_sut(CallTrace *trace, const char *call) {
-  std::snprintf(trace->call, sizeof trace->call, "%s", call);
-  trace->entered_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-  __atomic_store_n(&trace->in_sut, 1, __ATOMIC_SEQ_CST);
 }
 
 TEST(WorkerPool, RecordsArriveAndACleanExitIsAnExit) {
   WorkerPool pool;
-  pool.spawn([](int fd, CallTrace *) {
-    const std::string line = encode_record(record_tag::kResult, {{"n", 1}});
-    if (write(fd, line.data(), line.size()) < 0) _exit(3);
-  });
+  pool.spawn(test_worker("record"));
   std::vector<std::string> lines;
   std::vector<WorkerExit> exits;
   drain(pool, 30, lines, exits);
@@ -177,14 +173,49 @@ TEST(WorkerPool, RecordsArriveAndACleanExitIsAnExit) {
   EXPECT_TRUE(WIFEXITED(exits[0].status) && WEXITSTATUS(exits[0].status) == 0);
 }
 
+TEST(WorkerPool, CommandsReachTheWorkerInOrderAndClosingEndsIt) {
+  WorkerPool pool;
+  WorkerProcess &w = pool.spawn(test_worker("echo"));
+  // More than a pipe holds: what does not fit is written as the worker reads.
+  const std::string big(100000, 'x');
+  pool.send(w, encode_command("first", {{"pad", big}}));
+  pool.send(w, encode_command("second"));
+  pool.close_commands(w);
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(record_body(lines[0]).at("cmd"), "first");
+  EXPECT_EQ(record_body(lines[0]).at("pad").get<std::string>().size(), big.size());
+  EXPECT_EQ(record_body(lines[1]).at("cmd"), "second");
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_TRUE(WIFEXITED(exits[0].status) && WEXITSTATUS(exits[0].status) == 0);
+}
+
+TEST(WorkerPool, AWorkerIsStartedFreshNotForked) {
+  // A library's state in this process must not reach a worker: workers are exec'd, so
+  // /proc/<pid>/exe is the worker executable, and its environment carries the pool's mark.
+  WorkerPool pool;
+  const WorkerProcess &w = pool.spawn(test_worker("sleep"));
+  std::error_code ec;
+  fs::path exe;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (exe != fs::canonical(ACLNN_TEST_POOL_WORKER) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // until the exec has happened
+    exe = fs::read_symlink("/proc/" + std::to_string(w.pid) + "/exe", ec);
+  }
+  EXPECT_EQ(exe, fs::canonical(ACLNN_TEST_POOL_WORKER)) << ec.message();
+  const std::string environment = [&] {
+    std::ifstream in("/proc/" + std::to_string(w.pid) + "/environ", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  EXPECT_NE(environment.find("ACLNN_CONFORM_RUN="), std::string::npos);
+  pool.stop_all();
+}
+
 TEST(WorkerPool, ACrashInsideTheSutIsReportedWithItsSignalAndCall) {
   WorkerPool pool;
-  pool.spawn([](int, CallTrace *trace) {
-    enter_sut(trace, "aclnnCrashGetWorkspaceSize");
-    // The default action, whatever handler the process has (ASan's would exit with status 1).
-    signal(SIGSEGV, SIG_DFL);
-    raise(SIGSEGV);
-  });
+  pool.spawn(test_worker("crash"));
   std::vector<std::string> lines;
   std::vector<WorkerExit> exits;
   drain(pool, 30, lines, exits);
@@ -199,10 +230,7 @@ TEST(WorkerPool, ACrashInsideTheSutIsReportedWithItsSignalAndCall) {
 
 TEST(WorkerPool, AHangInsideTheSutIsKilledAtTheCaseTimeout) {
   WorkerPool pool;
-  pool.spawn([](int, CallTrace *trace) {
-    enter_sut(trace, "aclnnHang");
-    std::this_thread::sleep_for(std::chrono::seconds(60));
-  });
+  pool.spawn(test_worker("hang"));
   std::vector<std::string> lines;
   std::vector<WorkerExit> exits;
   const auto start = std::chrono::steady_clock::now();
@@ -213,12 +241,21 @@ TEST(WorkerPool, AHangInsideTheSutIsKilledAtTheCaseTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
 }
 
+TEST(WorkerPool, AFirstCallGetsItsOwnAllowance) {
+  // One second inside a first call: past the 0.3 s case timeout, within the 5 s first-call one.
+  WorkerPool pool;
+  pool.spawn(test_worker("first"));
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 0.3, lines, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_FALSE(exits[0].timed_out);
+  EXPECT_TRUE(WIFEXITED(exits[0].status) && WEXITSTATUS(exits[0].status) == 0);
+}
+
 TEST(WorkerPool, WhatTheSutPrintsIsCapturedNotShown) {
   WorkerPool pool;
-  pool.spawn([](int, CallTrace *) {
-    std::printf("hello from the SUT");
-    std::fflush(stdout);
-  });
+  pool.spawn(test_worker("print"));
   std::vector<std::string> lines;
   std::vector<WorkerExit> exits;
   drain(pool, 30, lines, exits);
@@ -226,12 +263,50 @@ TEST(WorkerPool, WhatTheSutPrintsIsCapturedNotShown) {
   EXPECT_EQ(pool.output_bytes(), 18);
 }
 
-TEST(WorkerPool, StopAllKillsAndCountsWorkersWithRecordsOutstanding) {
+TEST(WorkerPool, AnExecutableThatCannotRunIsAWorkerThatEndsSayingWhy) {
+  WorkerPool pool;
+  pool.spawn(WorkerLaunch{"/no/such/aclnn-conform-worker", {}, {}});
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_TRUE(WIFEXITED(exits[0].status) && WEXITSTATUS(exits[0].status) == 127);
+  EXPECT_NE(pool.output().find("cannot run the worker /no/such/aclnn-conform-worker"),
+            std::string::npos)
+      << pool.output();
+}
+
+TEST(WorkerPool, AProcessTheSutLeavesBehindIsEndedAndNamed) {
+  WorkerPool pool;
+  pool.spawn(test_worker("leave"));
+  std::vector<std::string> lines;
+  std::vector<WorkerExit> exits;
+  drain(pool, 30, lines, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  ASSERT_EQ(pool.leftovers().size(), 1u);
+  EXPECT_NE(pool.leftovers()[0].find("(pool_test_worke"), std::string::npos)  // comm: 15 chars
+      << pool.leftovers()[0];
+  const pid_t left = std::stoi(pool.leftovers()[0].substr(4));
+  // Ended: gone, or a zombie waiting for init to reap it.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::string state = "?";
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream stat("/proc/" + std::to_string(left) + "/stat");
+    if (!stat) break;
+    std::string line;
+    std::getline(stat, line);
+    state = line.substr(line.rfind(')') + 2, 1);
+    if (state == "Z") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(!fs::exists("/proc/" + std::to_string(left)) || state == "Z") << state;
+}
+
+TEST(WorkerPool, StopAllKillsAndCountsWorkersWithAnswersOutstanding) {
   WorkerPool pool;
   for (int i = 0; i < 2; ++i) {
-    WorkerProcess &w =
-        pool.spawn([](int, CallTrace *) { std::this_thread::sleep_for(std::chrono::seconds(60)); });
-    if (i == 0) w.shrinks.emplace_back();  // one record outstanding
+    WorkerProcess &w = pool.spawn(test_worker("sleep"));
+    if (i == 0) w.outstanding.emplace_back();  // one answer outstanding
   }
   const pid_t first = pool.workers().front().pid;
   EXPECT_EQ(pool.stop_all(), 1);
@@ -296,8 +371,11 @@ TEST(Selection, OpsClausesAndUnmatchedEntries) {
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("NOPE-1"), std::string::npos);
   EXPECT_NE(warnings[1].find("NOPE-2"), std::string::npos);
-  EXPECT_THROW(load_sut("/no/such/library.so"), std::runtime_error);
-  EXPECT_THROW(load_competitor("/no/such/library.so"), std::runtime_error);
+  std::vector<std::string> exported_warnings;
+  const auto exported = exported_ops(registry(), {"SeluBackward"}, "lib.so", exported_warnings);
+  ASSERT_EQ(exported.size(), 1u);
+  EXPECT_EQ(exported[0]->name, "SeluBackward");
+  EXPECT_EQ(exported_warnings.size(), registry().size() - 1);
 }
 
 TEST(OpHooks, TheV2FormIsDocumentedOnItsOpsPage) {

@@ -38,7 +38,9 @@ TEST(Staging, RoundTripsStorageAndKeepsGuards) {
   StagedTensor staged(*sut, a);
   ASSERT_TRUE(staged.ok()) << staged.error();
   bool guards = false;
-  const auto back = staged.read_storage(guards);
+  int status = 0;
+  const auto back = staged.read_storage(guards, status);
+  EXPECT_EQ(status, 0);
   EXPECT_TRUE(guards);
   EXPECT_EQ(back, a.storage);
 }
