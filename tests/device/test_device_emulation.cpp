@@ -614,6 +614,37 @@ TEST(DeviceEmu, BrokenLibraryBehindTheEmulationKeepsItsFaults) {
             0);
 }
 
+TEST(Child, MutantInner) {
+  CHILD_ONLY();
+  init_device();
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  Gelu g;
+  g.prepare();
+  // A forwarded failure keeps the inner library's message: this mutant's is empty.
+  aclOpExecutor *ex = nullptr;
+  uint64_t ws = 0;
+  EXPECT_EQ(aclnnGeluBackwardGetWorkspaceSize(g.t_dy, nullptr, g.t_out, &ws, &ex),
+            ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(msg(), "");
+  // The emulation's own failure has its own message.
+  EXPECT_EQ(aclnnGeluBackward(nullptr, 0, nullptr, stream), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_NE(msg(), "");
+  ASSERT_EQ(aclnnGeluBackward(nullptr, 0, g.executor, stream), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  EXPECT_TRUE(g.output_right());
+}
+TEST(DeviceEmu, MutantBehindTheEmulationKeepsItsFault) {
+#ifdef DEVEMU_LIB_MUTANT_ERRMSG_EMPTY
+  EXPECT_EQ(run_child("MutantInner", {{"ACLNN_DEVEMU", "all"},
+                                      {"ACLNN_DEVEMU_FIRST_CALL_MS", "0"},
+                                      {"ACLNN_DEVEMU_INNER", DEVEMU_LIB_MUTANT_ERRMSG_EMPTY}}),
+            0);
+#else
+  GTEST_SKIP() << "the mutants are not built (ACLNN_BUILD_MUTANTS=OFF)";
+#endif
+}
+
 // ==== The combined library
 // ========================================================================
 TEST(Child, Combined) {
