@@ -21,6 +21,7 @@ struct Stream {
   std::condition_variable cv;
   std::deque<std::function<Result()>> q;
   bool started = false, busy = false, hung = false, closing = false;
+  std::thread thread;  // joined by aclrtDestroyStream; a live stream's is left at exit
   std::thread::id worker;
   Result error;  // the first failure since the last synchronisation
 };
@@ -106,11 +107,7 @@ void worker(Stream *s) {
   for (;;) {
     s->cv.wait(lock, [&] { return !s->q.empty() || s->closing || g_exiting.load(); });
     if (g_exiting.load()) return;  // the process is exiting: start nothing more
-    if (s->q.empty()) {            // closing: aclrtDestroyStream waited for the work
-      lock.unlock();
-      delete s;
-      return;
-    }
+    if (s->q.empty()) return;      // closing: aclrtDestroyStream waited for the work
     auto task = std::move(s->q.front());
     s->q.pop_front();
     s->busy = true;
@@ -149,7 +146,7 @@ void enqueue(Stream *s, std::function<Result()> task) {
   s->q.push_back(std::move(task));
   if (!s->started) {
     s->started = true;
-    std::thread(worker, s).detach();
+    s->thread = std::thread(worker, s);
   }
   s->cv.notify_all();
 }
@@ -176,6 +173,7 @@ void streams_after_fork_child() {
     new (&s->m) std::mutex;
     new (&s->cv) std::condition_variable;
     new (&s->q) std::deque<std::function<Result()>>;  // the old one may be mid-change: leaked
+    new (&s->thread) std::thread;                     // the parent's, not joinable here
     s->started = s->busy = s->hung = false;
     s->error = Result{};
   };
@@ -273,14 +271,13 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) {
   }
   forwarding();
   const aclError e = real(s->inner);
-  bool has_worker;
   {
     std::lock_guard lock(s->m);
     s->closing = true;
-    has_worker = s->started;
     s->cv.notify_all();
   }
-  if (!has_worker) delete s;  // else the worker deletes it
+  if (s->thread.joinable()) s->thread.join();
+  delete s;
   return e;
 }
 
