@@ -191,6 +191,9 @@ TEST(Child, Plain) {
 }
 TEST(DeviceEmu, PlainForwarderKeepsTheBuiltInRuntime) {
   EXPECT_EQ(run_child("Plain", {}), 0);
+  EXPECT_EQ(run_child("Plain", {{"ACLNN_DEVEMU", ""}}), 0);
+  // A misspelt behaviour is not silently a plain forwarder.
+  EXPECT_EQ(run_child("Plain", {{"ACLNN_DEVEMU", "memroy"}}), 128 + SIGABRT);
 }
 
 // ==== memory
@@ -299,8 +302,13 @@ TEST(Child, Stream) {
   ASSERT_EQ(aclnnGeluBackwardGetWorkspaceSize(g.t_dy, g.t_x, g.t_out, &ws, &ex), ACLNN_SUCCESS);
   EXPECT_EQ(aclnnGeluBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << msg();
-  g.release();
+  // aclrtDestroyStream waits for the stream's pending kernel.
+  to_dev(g.d_out, std::vector<float>(Gelu::kN, 7.0f));
+  ASSERT_EQ(aclnnGeluBackwardGetWorkspaceSize(g.t_dy, g.t_x, g.t_out, &ws, &ex), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnGeluBackward(nullptr, ws, ex, stream), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+  EXPECT_TRUE(g.output_right());
+  g.release();
 }
 TEST(DeviceEmu, StreamRunsKernelsAsynchronously) {
   // A long delay, so that "the output is still stale" does not depend on scheduling.
