@@ -120,8 +120,10 @@ void worker(Stream *s) {
   }
 }
 
-// exit() with live workers: nothing new starts, a running kernel finishes first (unless it hangs
-// or is the one calling exit), so that no kernel runs while static destructors do.
+// exit() with live workers: nothing new starts, and a running kernel gets a while to finish, so
+// that no kernel runs while static destructors do. The idle workers are joined; a hung kernel,
+// one that runs on (an inner library's own hang) or the worker calling exit() is left to the end
+// of the process.
 void at_exit() {
   g_exiting = true;
   std::vector<Stream *> all;
@@ -134,8 +136,12 @@ void at_exit() {
   for (Stream *s : all) {
     std::unique_lock lock(s->m);
     s->cv.notify_all();
-    if (s->worker == std::this_thread::get_id()) continue;
-    s->cv.wait(lock, [&] { return !s->busy || s->hung; });
+    if (s->worker == std::this_thread::get_id() || !s->thread.joinable()) continue;
+    if (!s->cv.wait_for(lock, std::chrono::seconds(2), [&] { return !s->busy || s->hung; }) ||
+        s->hung)
+      continue;
+    lock.unlock();
+    s->thread.join();  // it saw g_exiting and returns
   }
 }
 
