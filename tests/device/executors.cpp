@@ -23,7 +23,8 @@ struct ExecutorInfo {
   bool repeatable = false;
   std::vector<std::shared_ptr<void>> keep;  // the tensors' allocations
   std::string host_memory;                  // a tensor on host memory, described
-  aclrtStream last_stream = nullptr;        // where it last ran (`stream`)
+  bool queued = false;                      // it ran on a stream (`stream`)...
+  aclrtStream last_stream = nullptr;        // ...this one (NULL: the default stream)
 };
 
 // Registries, under state_mutex; never destroyed.
@@ -89,18 +90,19 @@ void executor_repeatable(aclOpExecutor *e) {
 }
 
 aclnnStatus executor_destroy(aclOpExecutor *e, aclnnStatus (*destroy)(aclOpExecutor *)) {
+  bool queued = false;
   aclrtStream pending = nullptr;
   {
     std::lock_guard lock(state_mutex());
     if (auto it = executors().find(e); it != executors().end()) {
+      queued = it->second.queued;
       pending = it->second.last_stream;
       executors().erase(it);
       spent().add(e);
     }
   }
   // `stream`: a run of it may still be queued; the destroy goes behind it, as on a device.
-  if (pending != nullptr && enqueue_host_task(pending, [e, destroy] { destroy(e); }))
-    return ACLNN_SUCCESS;
+  if (queued && enqueue_host_task(pending, [e, destroy] { destroy(e); })) return ACLNN_SUCCESS;
   forwarding();
   return destroy(e);
 }
@@ -145,6 +147,7 @@ aclnnStatus launch(const char *op, void *workspace, uint64_t workspaceSize, aclO
     k.keep = info.keep;
     k.host_memory = info.host_memory;
     if (info.repeatable) {
+      info.queued = true;
       info.last_stream = stream;
     } else {
       executors().erase(it);
