@@ -59,7 +59,8 @@ Task task_from_json(const nlohmann::json &j) {
   t.edge_row = j.at("edge_row");
   t.teardown = j.at("teardown");
   if (t.edge_row >= 0) {
-    const auto &rows = all_edge_cases();
+    // Built once per process: the tables are the same for every task.
+    static const std::vector<EdgeCase> rows = all_edge_cases();
     if (t.edge_row >= static_cast<int64_t>(rows.size()))
       throw std::runtime_error("a task of an unknown edge row " + std::to_string(t.edge_row));
     t.row = std::make_shared<const EdgeCase>(rows[static_cast<size_t>(t.edge_row)]);

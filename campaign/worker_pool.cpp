@@ -70,6 +70,21 @@ std::vector<ProcessInfo> marked_processes(const std::string &mark) {
   return found;
 }
 
+// Waits (up to 2 s) until the processes have ended: SIGKILL is delivered when each is next
+// scheduled, and "ended" should hold when the pool says so.
+void wait_ended(const std::vector<pid_t> &pids) {
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  for (const pid_t pid : pids)
+    while (Clock::now() < until) {
+      const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+      const size_t close = stat.rfind(')');
+      if (stat.empty() || close == std::string::npos || close + 2 >= stat.size() ||
+          stat[close + 2] == 'Z' || stat[close + 2] == 'X')
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 std::string describe(const ProcessInfo &p) {
   return "pid " + std::to_string(p.pid) + " (" + p.comm + ")";
 }
@@ -288,9 +303,14 @@ int WorkerPool::reap(WorkerProcess &w, int status, CallTrace *last) {
     }
   }
   // What the SUT forked and left in the worker's group is named before the group is ended.
+  std::vector<pid_t> group;
   for (const auto &p : marked_processes(mark_))
-    if (p.pgrp == w.pid && p.pid != w.pid) leftovers_.push_back(describe(p));
+    if (p.pgrp == w.pid && p.pid != w.pid) {
+      leftovers_.push_back(describe(p));
+      group.push_back(p.pid);
+    }
   kill(-w.pid, SIGKILL);
+  wait_ended(group);
   drain_output(w);
   close(w.fd);
   close(w.output_fd);
@@ -310,6 +330,7 @@ void WorkerPool::end_leftovers() {
   std::map<pid_t, pid_t> parent;
   for (const auto &p : marked) parent[p.pid] = p.ppid;
   const std::set<std::string> named(leftovers_.begin(), leftovers_.end());
+  std::vector<pid_t> ended;
   for (const auto &p : marked) {
     // A live worker's own processes (its descendants, or its group) are its business.
     bool owned = live.count(p.pid) || live.count(p.pgrp);
@@ -321,9 +342,11 @@ void WorkerPool::end_leftovers() {
     }
     if (owned) continue;
     kill(p.pid, SIGKILL);
+    ended.push_back(p.pid);
     const std::string d = describe(p);
     if (!named.count(d)) leftovers_.push_back(d);
   }
+  wait_ended(ended);
 }
 
 int WorkerPool::stop_all() {

@@ -1,0 +1,227 @@
+// Campaigns against a device stack, without hardware: the device emulation (tests/device/,
+// docs/device-emulation.md) places the built-in library (or the broken one) behind a runtime split
+// into the vendor's three libraries, with device memory the host cannot read, an asynchronous
+// stream, a device bound to its thread, a refusal of every call from a forked child, two devices
+// and slow first calls; and it injects device faults. The campaign must judge what the library
+// does, not what the runtime makes of a careless caller (docs/device.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "campaign/result.hpp"
+#include "properties/op.hpp"
+
+namespace {
+using namespace aclnn_conform;
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string &name) {
+  const fs::path p = fs::temp_directory_path() / ("aclnn-conform-device-" + name);
+  fs::remove_all(p);
+  return p;
+}
+
+// Environment entries set for one campaign (workers inherit them) and removed after it.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(std::map<std::string, std::string> values) : values_(values) {
+    for (const auto &[k, v] : values_) setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    for (const auto &[k, v] : values_) unsetenv(k.c_str());
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// Every runtime behaviour of the emulation, the split libraries found as the toolkit's.
+std::map<std::string, std::string> device_stack(std::map<std::string, std::string> more = {}) {
+  std::map<std::string, std::string> env{{"ACLNN_DEVEMU", "all"},
+                                         {"ACLNN_DEVEMU_FIRST_CALL_MS", "100"},
+                                         {"ASCEND_HOME_PATH", ACLNN_TEST_DEVEMU_CANN}};
+  for (auto &[k, v] : more) env[k] = v;
+  return env;
+}
+
+CampaignConfig config(const std::string &name, const std::string &sut) {
+  CampaignConfig cfg;
+  cfg.sut = sut;
+  cfg.cases = 150;
+  cfg.jobs = 2;
+  cfg.tier = Tier::kSmoke;
+  cfg.seed = 11;
+  cfg.out_dir = fresh_dir(name).string();
+  cfg.use_corpus = false;
+  return cfg;
+}
+
+std::set<std::string> reached(const CampaignResult &r) {
+  std::set<std::string> s;
+  for (const auto &c : r.clauses)
+    if (c.reached > 0) s.insert(c.id);
+  return s;
+}
+
+std::set<std::string> deviating(const CampaignResult &r) {
+  std::set<std::string> s;
+  for (const auto &c : r.clauses)
+    if (c.status == ClauseStatus::kDeviates) s.insert(c.id);
+  return s;
+}
+
+std::string first_failures(const CampaignResult &r) {
+  return r.deviations.empty() ? "" : r.deviations.front().all_failures;
+}
+
+// The built-in library behind every behaviour of the emulation, split in three files and spread
+// over two devices by four workers: the verdict, the statuses and the clauses reached are those of
+// the built-in library loaded directly; every device did work; the report names the three files
+// and how long the first calls took.
+TEST(DeviceCampaign, EveryBehaviourOnJudgesAsTheBuiltinLibrary) {
+  std::ostringstream log;
+  const CampaignResult direct = run_campaign(config("direct", "builtin"), log);
+  CampaignResult emulated;
+  {
+    ScopedEnvironment env(device_stack());
+    CampaignConfig cfg = config("emulated", "cann");
+    cfg.devices = {0, 1};
+    cfg.jobs = 4;
+    emulated = run_campaign(cfg, log);
+  }
+  EXPECT_TRUE(direct.deviations.empty()) << first_failures(direct);
+  EXPECT_TRUE(emulated.deviations.empty()) << first_failures(emulated);
+  EXPECT_EQ(verdict_name(emulated.verdict()), verdict_name(direct.verdict()));
+  EXPECT_EQ(reached(emulated), reached(direct));
+  for (const auto &c : direct.clauses) {
+    const ClauseVerdict *e = emulated.clause(c.id);
+    ASSERT_NE(e, nullptr) << c.id;
+    EXPECT_EQ(clause_status_name(e->status), clause_status_name(c.status)) << c.id;
+  }
+  EXPECT_EQ(emulated.cases, direct.cases);
+  ASSERT_EQ(emulated.devices.size(), 2u);
+  for (const auto &d : emulated.devices) {
+    EXPECT_GT(d.cases, 0) << "device " << d.id << " ran no case";
+    EXPECT_FALSE(d.retired) << d.note;
+  }
+  ASSERT_EQ(emulated.sut_files.size(), 3u);
+  EXPECT_EQ(emulated.sut_files[0].soname, "libascendcl.so");
+  EXPECT_EQ(emulated.sut_files[1].soname, "libnnopbase.so");
+  EXPECT_EQ(emulated.sut_files[2].soname, "libopapi.so");
+  EXPECT_EQ(emulated.sut_identity.sha256, emulated.sut_files[2].sha256);
+  // Each op's warm-up paid the emulated kernel load (100 ms) at least once.
+  int warmed = 0;
+  for (const auto &t : emulated.first_calls)
+    if (t.what != "start") warmed += t.max_seconds >= 0.08;
+  EXPECT_EQ(warmed, static_cast<int>(registry().size()));
+}
+
+// The broken test library behind the same emulation: its faults are found, clause by clause, as
+// when it is loaded directly (crashes and hangs included: they are shrunk on fresh workers).
+TEST(DeviceCampaign, TheBrokenLibrarysFaultsAreFoundThroughTheEmulation) {
+  std::ostringstream log;
+  CampaignConfig cfg = config("broken-direct", ACLNN_TEST_BROKEN_LIBRARY);
+  cfg.cases = 80;
+  cfg.case_timeout_seconds = 3;
+  const CampaignResult direct = run_campaign(cfg, log);
+  CampaignResult emulated;
+  {
+    ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_INNER", ACLNN_TEST_BROKEN_LIBRARY}}));
+    CampaignConfig e = cfg;
+    e.sut = "cann";
+    e.out_dir = fresh_dir("broken-emulated").string();
+    emulated = run_campaign(e, log);
+  }
+  EXPECT_FALSE(deviating(direct).empty());
+  EXPECT_EQ(deviating(emulated), deviating(direct));
+  for (const auto &c : direct.clauses) {
+    if (c.status != ClauseStatus::kDeviates) continue;
+    const ClauseVerdict *e = emulated.clause(c.id);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->variants, c.variants) << c.id;
+  }
+  const auto kinds = [](const CampaignResult &r) {
+    std::set<std::string> k;
+    for (const auto &d : r.deviations) k.insert(d.kind);
+    return k;
+  };
+  EXPECT_EQ(kinds(emulated), kinds(direct));
+}
+
+// A device that dies in the middle of the run (every call on it fails from some point on, in
+// this process and every later one): the call after which it failed is charged once, like a
+// crash (kind device-fault); nothing after it is charged; the worker is replaced on the other
+// device, and the run goes on to its end.
+TEST(DeviceCampaign, ADeviceThatDiesIsChargedOnceAndTheRunGoesOnElsewhere) {
+  std::ostringstream log;
+  const fs::path state = fresh_dir("dead-state");
+  fs::create_directories(state);
+  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_FAIL_AFTER", "600"},
+                                      {"ACLNN_DEVEMU_FAIL_DEVICE", "0"},
+                                      {"ACLNN_DEVEMU_STATE_DIR", state.string()}}));
+  CampaignConfig cfg = config("dead", "cann");
+  cfg.devices = {0, 1};
+  cfg.cases = 200;
+  const CampaignResult r = run_campaign(cfg, log);
+  ASSERT_FALSE(r.deviations.empty()) << "the device's death went unnoticed";
+  for (const auto &d : r.deviations) {
+    EXPECT_EQ(d.kind, "device-fault") << d.clause << ": " << d.detail;
+    EXPECT_EQ(d.device, 0);
+    EXPECT_NE(d.detail.find("device 0 stopped answering after "), std::string::npos) << d.detail;
+  }
+  EXPECT_EQ(r.deviations.size(), 1u) << "charged more than the call after which it failed";
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_GE(r.devices[0].device_faults, 1);
+  EXPECT_GT(r.devices[1].cases, 0);
+  EXPECT_TRUE(r.aborted.empty()) << r.aborted;
+  // The run went on to every generated case and fixed task on the device left.
+  EXPECT_GE(r.cases, 200);
+}
+
+// Device memory runs out (a small device): allocations refused for want of memory are the
+// device's condition, not the op's. Nothing is charged; the report counts them.
+TEST(DeviceCampaign, OutOfDeviceMemoryIsNotChargedToAnOp) {
+  std::ostringstream log;
+  // 32 KiB: the larger of the smoke tier's cases do not fit. Each refusal costs a fresh worker,
+  // so no first-call delay here.
+  ScopedEnvironment env(device_stack(
+      {{"ACLNN_DEVEMU_MEMORY_BYTES", "32768"}, {"ACLNN_DEVEMU_FIRST_CALL_MS", "0"}}));
+  CampaignConfig cfg = config("small-device", "cann");
+  cfg.ops = {"SeluBackward"};
+  cfg.cases = 60;
+  const CampaignResult r = run_campaign(cfg, log);
+  EXPECT_TRUE(r.deviations.empty()) << first_failures(r);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_GT(r.devices[0].out_of_memory, 0);
+  bool warned = false;
+  for (const auto &w : r.warnings) warned |= w.find("ran out of memory") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// A stream that never completes: the synchronise that waits for it belongs to the op's second
+// call, so the op is charged with a hang of that call, and the run goes on.
+TEST(DeviceCampaign, AStreamThatNeverCompletesIsAHangOfTheOpsCall) {
+  std::ostringstream log;
+  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_HANG_AFTER", "40"}}));
+  CampaignConfig cfg = config("hang", "cann");
+  cfg.ops = {"SeluBackward"};
+  cfg.cases = 60;
+  cfg.case_timeout_seconds = 1;
+  const CampaignResult r = run_campaign(cfg, log);
+  ASSERT_FALSE(r.deviations.empty());
+  bool hang = false;
+  for (const auto &d : r.deviations)
+    hang |= d.kind == "timeout" &&
+            d.call.find("aclnnSeluBackward (aclrtSynchronizeStream)") != std::string::npos;
+  EXPECT_TRUE(hang) << r.deviations.front().kind << " in " << r.deviations.front().call;
+  EXPECT_GE(r.cases, 60);
+}
+
+}  // namespace
