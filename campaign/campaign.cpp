@@ -566,20 +566,34 @@ class Campaign {
     ++device.device_faults;
     devices_.suspect(w.device);
     const std::string after = j.value("after_call", std::string());
-    if (after.empty()) {
-      add_warning(fmt::format("device {} stopped answering before a case began ({}); the case "
+    // The call after which the device failed was this task's, or an earlier unit's (a task that
+    // passed, an op's warm-up): then that one is charged, and this task runs again elsewhere.
+    std::optional<Task> owner;
+    if (j.value("owner", std::string()) == "task") {
+      owner = t;
+    } else {
+      if (retried_.insert(t.index).second) pending_.push_front(t);
+      if (j.contains("owner_task")) {
+        try {
+          owner = task_from_json(j.at("owner_task"));
+        } catch (const std::exception &) {
+        }
+      }
+    }
+    if (after.empty() || !owner) {
+      add_warning(fmt::format("device {} stopped answering after the worker had started, before "
+                              "any case's call succeeded ({}); nothing was charged, and the case "
                               "was run again on another worker",
                               w.device, problem));
-      if (retried_.insert(t.index).second) pending_.push_front(t);
       return;
     }
     PendingCrash p;
-    p.task = t;
+    p.task = *owner;
     p.kind = "device-fault";
     p.call = after;
     p.device = w.device;
     const std::string clause = j.value("clause", std::string());
-    p.clause = clause.empty() ? case_clause(*t.op, task_case(t, cfg_)) : clause;
+    p.clause = clause.empty() ? case_clause(*owner->op, task_case(*owner, cfg_)) : clause;
     p.what = fmt::format(
         "device {} stopped answering after {}: {}{}; a health check failed too ({})", w.device,
         after,
@@ -712,18 +726,15 @@ class Campaign {
     pending_.push_front(waiting);
     const OpDescriptor *op = find_op(op_name);
     if (!op || !no_warm_up_.insert(op_name).second) return;
-    const auto c = fixed_valid_case(*op, cfg_.product, 8);
-    if (!c) return;
+    const auto task = warm_up_task(*op, cfg_);
+    if (!task) return;
     PendingCrash p;
-    p.task.op = op;
-    p.task.kind = Task::Kind::kValid;
-    p.task.index = -3000000 - static_cast<int64_t>(no_warm_up_.size());
-    p.task.stored = std::make_shared<const Case>(*c);
-    p.task.origin = "warm-up call of " + op_name + " (its first call in a worker)";
+    p.task = *task;
     p.kind = exit.timed_out ? "timeout" : "crash";
     p.call = exit.trace.call[0] ? exit.trace.call : "the SUT's calls";
     p.device = w.device;
-    p.clause = exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*op, *c);
+    p.clause =
+        exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*op, *task->stored);
     p.what = death_text(w, exit) + " (in the op's warm-up call, its first in a fresh worker)";
     record_crash(p, nullptr, 0);
   }

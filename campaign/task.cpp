@@ -82,6 +82,19 @@ std::optional<Case> fixed_valid_case(const OpDescriptor &op, Product product, in
   return std::nullopt;
 }
 
+std::optional<Task> warm_up_task(const OpDescriptor &op, const CampaignConfig &cfg) {
+  auto c = fixed_valid_case(op, cfg.product, 8);
+  if (!c) return std::nullopt;
+  Task t;
+  t.op = &op;
+  t.kind = Task::Kind::kValid;
+  const auto &ops = registry();
+  t.index = -3000000 - (std::find(ops.begin(), ops.end(), &op) - ops.begin());
+  t.stored = std::make_shared<const Case>(std::move(*c));
+  t.origin = "warm-up call of " + op.name + " (its first call in a worker)";
+  return t;
+}
+
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry) {
   return std::find(cfg.skips.begin(), cfg.skips.end(), entry) != cfg.skips.end();
 }

@@ -55,6 +55,10 @@ Task task_from_json(const nlohmann::json &j);  // throws std::runtime_error on a
 // fixed calls and the call a worker warms an op up with.
 std::optional<Case> fixed_valid_case(const OpDescriptor &op, Product product, int size);
 
+// The call a worker warms an op up with (its first call in the worker), as a task: the fixed
+// small valid call, so that a death or a device fault in it can be charged to a case.
+std::optional<Task> warm_up_task(const OpDescriptor &op, const CampaignConfig &cfg);
+
 // Whether the user skipped a clause ID or a property name ("GeluBackward/valid").
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 

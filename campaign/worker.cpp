@@ -539,7 +539,32 @@ struct Worker {
   WorkerContext ctx;
   std::set<std::string> warmed, no_warm_up;
   CallTrace *trace = nullptr;
+  // The calls a device fault is charged to belong to a unit: a task, or an op's warm-up. The
+  // unit running now (and the successful calls made before it began), and the last unit that
+  // made a successful call, as a task.
+  long long unit_start_ok = 0;
+  std::optional<Task> unit, last_ok_unit;
 };
+
+// A unit begins: a task, or a warm-up.
+void begin_unit(Worker &w, const Task &t) {
+  w.unit = t;
+  w.unit_start_ok = w.trace ? w.trace->ok_calls : 0;
+}
+// ...and ends: if any of its calls succeeded, the last successful call is its.
+void end_unit(Worker &w) {
+  if (w.unit && w.trace && w.trace->ok_calls > w.unit_start_ok) w.last_ok_unit = w.unit;
+  w.unit.reset();
+}
+
+// Forgets the call in flight and the worker's activity (the trace of successful and failed calls
+// stays: a device fault's attribution reads it across units).
+void reset_trace(CallTrace *trace) {
+  if (!trace) return;
+  trace->call[0] = trace->clause[0] = trace->activity[0] = trace->fatal[0] = '\0';
+  trace->in_sut = trace->first_call = trace->death_signal = 0;
+  trace->data_bytes_at_death = 0;
+}
 
 // An op's first call in this worker is a warm-up: the op's small fixed valid call, unjudged, with
 // the first-call allowance (a device loads the op's kernels then), so that every judged call gets
@@ -547,21 +572,19 @@ struct Worker {
 // names the activity). Ops whose warm-up killed a worker are not warmed up again.
 void warm_up(Worker &w, const OpDescriptor &op, Records &records) {
   if (!w.warmed.insert(op.name).second || w.no_warm_up.count(op.name)) return;
-  const auto c = fixed_valid_case(op, w.cfg.product, 8);
-  if (!c) return;
+  const auto t = warm_up_task(op, w.cfg);
+  if (!t) return;
   const auto started = Clock::now();
+  begin_unit(w, *t);
   {
     ActivityScope activity("warm-up " + op.name);
     FirstCallScope first(true);
-    run_case(*w.sut, op, *c);
+    run_case(*w.sut, op, *t->stored);
   }
+  end_unit(w);
   records.send(record_tag::kWarmUp,
                {{"op", op.name},
                 {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
-}
-
-void reset_trace(CallTrace *trace) {
-  if (trace) std::memset(trace, 0, sizeof *trace);
 }
 
 // After a task with a failure: is the device still there? A runtime call that failed with an
@@ -592,6 +615,11 @@ std::optional<nlohmann::json> device_fault(Worker &w, const nlohmann::json &resu
     d["failed_call"] = std::string(calls.first_failed_call);
     d["status"] = calls.first_failed_status;
   }
+  // Whose call it was: the task's own, or an earlier unit's (the device failed between them).
+  if (calls.ok_calls > w.unit_start_ok)
+    d["owner"] = "task";
+  else if (w.last_ok_unit)
+    d["owner_task"] = to_json(*w.last_ok_unit);
   return d;
 }
 
@@ -608,12 +636,16 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
       t = task_from_json(tj);
       warm_up(w, *t.op, records);
       reset_trace(w.trace);
+      begin_unit(w, t);
       r = run_task(t, w.ctx);
     } catch (const std::exception &e) {
+      end_unit(w);
       records.send(record_tag::kError, {{"error", e.what()}});
       continue;
     }
-    if (auto fault = device_fault(w, r)) {
+    std::optional<nlohmann::json> fault = device_fault(w, r);
+    end_unit(w);
+    if (fault) {
       records.send(record_tag::kDeviceFault, *fault);
       std::fflush(nullptr);
       _exit(0);

@@ -83,6 +83,7 @@ void note_call_result(int status) {
     copy_text(g_sink->last_ok_call, g_sink->call);
     copy_text(g_sink->last_ok_clause, g_sink->clause);
     g_sink->failures_since_ok = 0;
+    ++g_sink->ok_calls;
     return;
   }
   if (g_sink->failures_since_ok++ == 0) {

@@ -38,6 +38,7 @@ struct CallTrace {
   char first_failed_call[192];
   int first_failed_status;
   int failures_since_ok;  // calls that failed since last_ok_call
+  long long ok_calls;     // calls that succeeded so far (tells whose call last_ok_call was)
 };
 
 // Called after every return from the SUT (leave_sut) when set: the campaign's worker checks there

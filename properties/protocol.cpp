@@ -30,11 +30,12 @@ struct Staged {
   }
 };
 
-// The stream after a second call that was made outside run_case: on a device the op is still
-// running, and neither its workspace may be freed nor the next call made before it ends.
-void synchronize(const Sut &sut) {
-  if (sut.abi().synchronize_stream)
-    traced("aclrtSynchronizeStream", [&] { return sut.abi().synchronize_stream(sut.stream()); });
+// The stream after a second call made outside run_case: on a device the op may still be running.
+// Traced as part of the call it waits for: a stream that never completes is that call's hang.
+aclError synchronize(const Sut &sut, const std::string &call) {
+  if (!sut.abi().synchronize_stream) return ACL_SUCCESS;
+  return traced(call + " (aclrtSynchronizeStream)",
+                [&] { return sut.abi().synchronize_stream(sut.stream()); });
 }
 
 }  // namespace
@@ -62,6 +63,16 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
   };
   const auto stale = [&] {
     return traced("aclGetRecentErrMsg", [&] { return sut.recent_error(); });
+  };
+  // A second call and, if it was taken, the synchronize after it: on a device some of the call's
+  // errors appear only at aclrtSynchronizeStream, and those are the call's outcome too; and
+  // nothing may run on a workspace once it is freed, nor overlap the next call. A refused call
+  // is not followed by anything before its message is read (ABI-ERRMSG-1).
+  const auto second_call = [&](const std::string &call, void *workspace, uint64_t size,
+                               aclOpExecutor *executor) -> aclnnStatus {
+    const aclnnStatus status = traced(
+        call, [&] { return op.phase_two(abi, workspace, size, executor, sut.stream()); });
+    return status != 0 ? status : static_cast<aclnnStatus>(synchronize(sut, call));
   };
 
   // VAL-DET-1: the same call twice gives the same bits; ABI-FORMAT-1: and so does the call with
@@ -139,16 +150,14 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       ClauseScope clause("ABI-TWOPHASE-3");
       std::string before = stale();
       const std::string call_null_ex = op.abi_name + "(executor = NULL)";
-      const aclnnStatus null_ex = traced(
-          call_null_ex, [&] { return op.phase_two(abi, nullptr, ws, nullptr, sut.stream()); });
+      const aclnnStatus null_ex = second_call(call_null_ex, nullptr, ws, nullptr);
       if (null_ex != 0) message_check(call_null_ex, before, "executor");
       void *workspace = nullptr;
       aclnnStatus null_ws = ACLNN_ERR_PARAM_NULLPTR, small_ws = ACLNN_ERR_PARAM_INVALID;
       if (ws > 0) {
         before = stale();
         const std::string call_null_ws = op.abi_name + "(workspace = NULL, workspaceSize > 0)";
-        null_ws =
-            traced(call_null_ws, [&] { return op.phase_two(abi, nullptr, ws, ex, sut.stream()); });
+        null_ws = second_call(call_null_ws, nullptr, ws, ex);
         if (null_ws != 0) message_check(call_null_ws, before, "workspace");
         {
           ClauseScope runtime("ABI-RUNTIME-1");
@@ -157,13 +166,9 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
         }
         before = stale();
         const std::string call_small = op.abi_name + "(workspaceSize - 1)";
-        small_ws = traced(call_small,
-                          [&] { return op.phase_two(abi, workspace, ws - 1, ex, sut.stream()); });
+        small_ws = second_call(call_small, workspace, ws - 1, ex);
         if (small_ws != 0) message_check(call_small, before, "workspaceSize");
       }
-      // Calls that should have been refused may have been queued: nothing may run on the
-      // workspace once it is freed, nor overlap the next call.
-      synchronize(sut);
       add("ABI-TWOPHASE-3",
           null_ex == ACLNN_ERR_PARAM_NULLPTR && null_ws == ACLNN_ERR_PARAM_NULLPTR &&
               small_ws == ACLNN_ERR_PARAM_INVALID,
@@ -171,20 +176,17 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
                       "expected), workspaceSize too small gave {} (161002 expected)",
                       null_ex, null_ws, small_ws));
       ClauseScope twice("ABI-TWOPHASE-4");
-      const aclnnStatus first =
-          traced(op.abi_name, [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
-      synchronize(sut);
+      const aclnnStatus first = second_call(op.abi_name, workspace, ws, ex);
       if (first == 0) {
         before = stale();
         const std::string call_again = op.abi_name + "(the same executor a second time)";
-        const aclnnStatus second =
-            traced(call_again, [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
+        const aclnnStatus second = second_call(call_again, workspace, ws, ex);
         if (second != 0) message_check(call_again, before, "executor");
-        synchronize(sut);
         add("ABI-TWOPHASE-4", second == ACLNN_ERR_PARAM_INVALID,
             fmt::format("running a released executor again gave {} (161002 expected)", second));
       }
       if (workspace) {
+        synchronize(sut, op.abi_name);  // whatever was queued on it has ended
         ClauseScope runtime("ABI-RUNTIME-1");
         traced("aclrtFree(workspace)", [&] { return abi.free(workspace); });
       }
@@ -232,12 +234,8 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
       }
       aclnnStatus first = -1, second = -1;
       if (rep == 0 && (ws == 0 || workspace)) {
-        first = traced(op.abi_name + "(a repeatable executor)",
-                       [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
-        synchronize(sut);
-        second = traced(op.abi_name + "(a repeatable executor, again)",
-                        [&] { return op.phase_two(abi, workspace, ws, ex, sut.stream()); });
-        synchronize(sut);
+        first = second_call(op.abi_name + "(a repeatable executor)", workspace, ws, ex);
+        second = second_call(op.abi_name + "(a repeatable executor, again)", workspace, ws, ex);
         if (abi.destroy_executor)
           traced("aclDestroyAclOpExecutor", [&] { return abi.destroy_executor(ex); });
       }
@@ -246,6 +244,7 @@ std::vector<ClauseResult> protocol_probe(const Sut &sut, const OpDescriptor &op,
                       "again with {} (0 expected each)",
                       rep, first, second));
       if (workspace) {
+        synchronize(sut, op.abi_name);  // whatever was queued on it has ended
         ClauseScope runtime("ABI-RUNTIME-1");
         traced("aclrtFree(workspace)", [&] { return abi.free(workspace); });
       }
