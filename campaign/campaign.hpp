@@ -59,6 +59,7 @@ struct CampaignConfig {
   Tier tier = Tier::kCi;
   std::string out_dir = "campaign-out";
   JudgePolicy::Accuracy accuracy = JudgePolicy::Accuracy::kUlp;
+  std::string kit_standard;  // kKit: the deciding vendor kit standard (campaign/kit_policy.hpp)
   std::vector<std::string> skips;   // clause IDs or property names ("GeluBackward/valid")
   std::vector<std::string> xfails;  // clause IDs expected to deviate
   double case_timeout_seconds = 30;
