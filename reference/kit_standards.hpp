@@ -6,13 +6,15 @@
 //
 // Each standard is the kit's code as users' runs apply it (docs/standards.md gives every rule,
 // threshold and source file with its commit, and where msprobe's documents say otherwise):
-// - The golden is the oracle's exact value (ExpectedOutput::exact_nearest): the value a golden of
-//   higher precision approximates. TTK's golden is that value in the output dtype's range (an
-//   exact value beyond it is due as inf, as the value of record says); msprobe's bench is the
-//   raised-precision value itself (run_ut raises fp16/bf16 to fp32 and fp32 to fp64), with the
-//   bench cast to the output dtype where msprobe casts it (finite masks, error balance).
+// - Where a kit computes its golden in higher precision than the output, the golden is the
+//   oracle's exact value (ExpectedOutput::exact_nearest), which such a golden approximates: TTK's
+//   mixed and cross_check (golden_mode Promote), and msprobe's bench everywhere (run_ut raises
+//   fp16/bf16 to fp32 and fp32 to fp64), cast to the output dtype where msprobe casts it (finite
+//   masks, error balance). Where the kit's golden is computed in the output's own dtype (TTK's
+//   stat_rel_err, close, cosine, binary), it is the value of record - the exact value rounded
+//   once to the output dtype, the best such golden.
 // - The bitwise standards (ttk-binary, msprobe-binary_consistency) compare with the value of
-//   record (the exact value rounded once to the output dtype), the only golden a result can equal.
+//   record, the only golden a result can equal.
 // - Standards that compare with another device (ttk-cross_check-*, msprobe-benchmark, and
 //   msprobe-ulp_compare's fallback ratio) take that device's result on the same inputs
 //   (KitOutput::reference, --competitor); without one they are kNotJudged, never guessed.
