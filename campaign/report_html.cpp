@@ -671,8 +671,9 @@ struct Page {
                precision_standards(a->precision, ulp_row(r, *a), r.policy, min_cases)) {
             if (x.kit != kit) continue;
             const auto pass = x.measured.find(" cases pass");
-            const std::string counts =
-                pass == std::string::npos ? "" : " " + x.measured.substr(0, pass);
+            const std::string counts = pass == std::string::npos
+                                           ? std::string()
+                                           : fmt::format(" {}", x.measured.substr(0, pass));
             s += "<td title=\"" + attr(x.measured) + "\">" +
                  badge(outcome_css(x.outcome), outcome_name(x.outcome)) + "<span class=\"small\">" +
                  h(counts) + "</span>" + (x.decides ? " <b>*</b>" : "") + "</td>";

@@ -314,7 +314,11 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
         kit ? fmt::format("{} {}: {}", policy.kit, aclnn_ref::kits::verdict_name(kit->verdict),
                           kit->measured)
             : "";
-    const std::string summary = kit ? cmp.summary() + "; " + kit_text : cmp.summary();
+    const std::string summary =
+        kit ? fmt::format("{} {} n={}: {} class mismatches (value classes judged exactly); {}",
+                          e.name, aclnn_ref::dtype_name(e.values.dtype), cmp.count,
+                          cmp.class_mismatches, kit_text)
+            : cmp.summary();
     if (special) j.add("VAL-IEEE-1", cmp.pass, e.name + ": " + summary);
     if (zero) j.add("VAL-ZERO-1", cmp.pass, e.name + ": " + summary);
     if (overflow) j.add("VAL-OVERFLOW-1", cmp.pass, e.name + ": " + summary);
