@@ -59,11 +59,12 @@ StandardOutcome not_judged(std::string why) {
 // ---------------------------------------------------------------------------------------------
 // TTK (hicann/ops-test-kit, ttk/core_modules/comparison/*.py)
 
-// TTK's golden. For mixed and cross_check TTK computes the golden from promoted inputs
-// (golden_mode Promote: fp16/bf16 to fp32, fp32 to fp64; npu/op/profiling.py sets it for these
-// criteria): the exact value, which such a golden approximates - finite where the exact value is,
-// even beyond the output dtype's range. For the other criteria the golden is computed in the
-// case's own dtype: the value of record (the exact value rounded once) is the best such golden.
+// TTK's golden. For cross_check TTK computes the golden from promoted inputs (golden_mode
+// Promote: fp16/bf16 to fp32, fp32 to fp64; set by npu/op_api/profiling.py when a criterion is
+// cross_check): the exact value, which such a golden approximates - finite where the exact value
+// is, even beyond the output dtype's range. For the other criteria the golden is computed in the
+// default golden mode and cast back to the output dtype: the value of record (the exact value
+// rounded once) is the best such golden.
 double ttk_promoted_golden(const KitOutput &o, size_t i) {
   return o.exact[i];
 }
@@ -90,7 +91,7 @@ StandardOutcome ttk_mixed(const KitOutput &o) {
   int64_t worst = -1;
   double worst_err = -1;
   for (size_t i = 0; i < n; ++i) {
-    const double a = o.got[i], gl = ttk_promoted_golden(o, i);
+    const double a = o.got[i], gl = ttk_golden(o, i);
     const bool same_nan = std::isnan(a) && std::isnan(gl);
     const bool same_inf = std::isinf(a) && std::isinf(gl) && std::signbit(a) == std::signbit(gl);
     const bool finite = std::isfinite(a) && std::isfinite(gl);

@@ -8,9 +8,9 @@
 // threshold and source file with its commit, and where msprobe's documents say otherwise):
 // - Where a kit computes its golden in higher precision than the output, the golden is the
 //   oracle's exact value (ExpectedOutput::exact_nearest), which such a golden approximates: TTK's
-//   mixed and cross_check (golden_mode Promote), and msprobe's bench everywhere (run_ut raises
-//   fp16/bf16 to fp32 and fp32 to fp64), cast to the output dtype where msprobe casts it (finite
-//   masks, error balance). Where the kit's golden is computed in the output's own dtype (TTK's
+//   cross_check (golden_mode Promote), and msprobe's bench everywhere (run_ut raises fp16/bf16 to
+//   fp32 and fp32 to fp64), cast to the output dtype where msprobe casts it (finite masks, error
+//   balance). Where the kit's golden is cast back to the output's dtype (TTK's mixed,
 //   stat_rel_err, close, cosine, binary), it is the value of record - the exact value rounded
 //   once to the output dtype, the best such golden.
 // - The bitwise standards (ttk-binary, msprobe-binary_consistency) compare with the value of
