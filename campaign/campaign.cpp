@@ -24,6 +24,7 @@
 #include "campaign/corpus.hpp"
 #include "campaign/crash_shrink.hpp"
 #include "campaign/devices.hpp"
+#include "campaign/kit_policy.hpp"
 #include "campaign/product_emulation.hpp"
 #include "campaign/selection.hpp"
 #include "campaign/task.hpp"
@@ -253,7 +254,7 @@ class Campaign {
     setup_done_ = true;
     result_.product = std::string(product_name(cfg_.product));
     result_.tier = tier_name(cfg_.tier);
-    result_.policy = cfg_.accuracy == JudgePolicy::Accuracy::kAscend ? "ascend" : "ulp";
+    result_.policy = policy_name(cfg_);
     result_.seed = cfg_.seed;
     result_.shard = fmt::format("{}/{}", cfg_.shard_index, cfg_.shard_count);
     result_.skipped = cfg_.skips;

@@ -20,6 +20,9 @@
 //                        Deviation's to_json is also the pipe's failure record), merging accuracy
 //                        and shards, clause statuses
 //   report.cpp, report_html.cpp   Markdown, JUnit, HTML; clause_counts() for them and the CLI
+//   kit_tally.cpp, kit_policy.cpp   the vendor kits' standards per op/dtype and as --policy
+//                        (reference/kit_standards.cpp has their rules; docs/standards.md)
+//   ttk_import.cpp       import-ttk: the kit's case files as corpus entries
 //   repro.cpp            standalone repro programs; docs.cpp, golden.cpp, causes.cpp, ...
 // Op-specific behaviour is read from the op's descriptor (properties/op.hpp, per-op hooks), never
 // named here.
@@ -66,6 +69,7 @@ struct CampaignConfig {
   Tier tier = Tier::kCi;
   std::string out_dir = "campaign-out";
   JudgePolicy::Accuracy accuracy = JudgePolicy::Accuracy::kUlp;
+  std::string kit_standard;  // kKit: the deciding vendor kit standard (campaign/kit_policy.hpp)
   std::vector<std::string> skips;   // clause IDs or property names ("GeluBackward/valid")
   std::vector<std::string> xfails;  // clause IDs expected to deviate
   double case_timeout_seconds = 30;

@@ -152,6 +152,12 @@ std::vector<ErrorSample> samples_from_json(const nlohmann::json &j) {
   return v;
 }
 
+nlohmann::json kits_json(const std::vector<KitTally> &v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto &t : v) a.push_back(to_json(t));
+  return a;
+}
+
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -179,6 +185,7 @@ void PrecisionStats::merge(const PrecisionStats &o) {
   samples.insert(samples.end(), o.samples.begin(), o.samples.end());
   worst.insert(worst.end(), o.worst.begin(), o.worst.end());
   bound_samples(*this);
+  merge_tallies(kits, o.kits);
 }
 
 nlohmann::json to_json(const PrecisionStats &p) {
@@ -191,7 +198,8 @@ nlohmann::json to_json(const PrecisionStats &p) {
           {"paired_sut", tally_json(p.paired_sut)},
           {"paired_competitor", tally_json(p.paired_competitor)},
           {"samples", samples_json(p.samples)},
-          {"worst", samples_json(p.worst)}};
+          {"worst", samples_json(p.worst)},
+          {"kits", kits_json(p.kits)}};
 }
 
 PrecisionStats precision_from_json(const nlohmann::json &j) {
@@ -206,14 +214,19 @@ PrecisionStats precision_from_json(const nlohmann::json &j) {
   p.paired_competitor = tally_from_json(j.at("paired_competitor"));
   p.samples = samples_from_json(j.at("samples"));
   p.worst = samples_from_json(j.at("worst"));
+  if (j.contains("kits"))
+    for (const auto &k : j.at("kits")) p.kits.push_back(kit_tally_from_json(k));
   return p;
 }
 
 std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case &c,
                                               const Outcome &got, const Outcome *competitor,
-                                              const std::string &competitor_name,
-                                              uint64_t seed_key) {
+                                              const std::string &competitor_name, uint64_t seed_key,
+                                              const std::string &origin) {
   std::map<DType, PrecisionStats> rows;
+  // Per dtype row and kit standard: the outcome on each output of that dtype.
+  using Outcomes = std::vector<std::pair<std::string, aclnn_ref::kits::StandardOutcome>>;
+  std::map<DType, std::map<std::string, Outcomes>> kit_outcomes;
   if (got.harness_error || got.status != 0) return {};
   const bool paired = competitor && !competitor->harness_error && competitor->status == 0 &&
                       competitor->storage_after.size() == got.storage_after.size();
@@ -288,10 +301,26 @@ std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case
     }
     p.samples.insert(p.samples.end(), kept.begin(), kept.end());
     p.worst.insert(p.worst.end(), worst.begin(), worst.end());
+    // The vendor kits' standards on this output (reference/kit_standards.hpp), the competitor's
+    // result as the reference device where one ran successfully.
+    const auto values = aclnn_ref::kits::kit_values(exp, view, paired ? &other : nullptr);
+    for (const auto &st : aclnn_ref::kits::standards()) {
+      auto o = aclnn_ref::kits::evaluate(st.id, values.view());
+      if (o.verdict == aclnn_ref::kits::Verdict::kNotJudged && competitor && !paired &&
+          st.uses_reference)
+        o.note = "the competitor did not return success on this case";
+      kit_outcomes[t.dtype][st.id].emplace_back(exp.name, std::move(o));
+    }
   }
   std::vector<PrecisionStats> out;
   for (auto &[t, p] : rows) {
     p.cases = 1;
+    for (const auto &st : aclnn_ref::kits::standards()) {
+      KitTally k;
+      k.id = st.id;
+      add_case(k, combine_outputs(kit_outcomes[t][st.id]), origin);
+      p.kits.push_back(std::move(k));
+    }
     if (competitor) {
       p.paired_cases = paired ? 1 : 0;
       p.competitor_failed_cases = paired ? 0 : 1;
@@ -323,6 +352,8 @@ std::string outcome_name(StandardResult::Outcome o) {
       return "info";
     case StandardResult::Outcome::kNotExercised:
       return "not exercised";
+    case StandardResult::Outcome::kNotJudged:
+      return "not judged";
   }
   return "info";
 }
@@ -354,6 +385,38 @@ StandardResult make_result(std::string id, std::string name, std::string thresho
 std::string pow2(double v) {
   return fmt::format("2^{}", static_cast<int>(std::lround(std::log2(v))));
 }
+
+// A vendor kit's standard on a row, from its tally: passes when every case it judged passed;
+// "not judged" when it judged none of the row's cases but could not judge some.
+StandardResult kit_standard(const PrecisionStats &p, const aclnn_ref::kits::StandardInfo &st,
+                            const std::string &policy, DType t) {
+  KitTally k;
+  k.id = st.id;
+  for (const auto &x : p.kits)
+    if (x.id == st.id) k = x;
+  using O = StandardResult::Outcome;
+  std::string measured;
+  if (k.judged > 0) {
+    measured = fmt::format("{} of {} cases pass", k.passed, k.judged);
+    if (k.warnings > 0) measured += fmt::format(" ({} failed with a WARNING)", k.warnings);
+    measured += fmt::format("; worst: {} [{}]", k.worst_measured, k.worst_case);
+  }
+  if (k.not_judged > 0)
+    measured += fmt::format("{}{} not judged: {}", measured.empty() ? "" : "; ", k.not_judged,
+                            k.not_judged_reason);
+  if (measured.empty()) measured = "no case";
+  StandardResult r =
+      make_result(st.id, st.kit + " " + st.name, aclnn_ref::kits::thresholds(st.id, t), measured);
+  r.outcome = k.judged > 0       ? (k.failed() > 0 ? O::kFail : O::kPass)
+              : k.not_judged > 0 ? O::kNotJudged
+                                 : O::kNotExercised;
+  r.decides = policy == st.id;
+  r.needs = st.needs_reference ? ">= 1 case with a reference device (--competitor)" : ">= 1 case";
+  r.enough = k.judged >= 1;
+  r.kit = st.kit;
+  r.source = st.source;
+  return r;
+}
 }  // namespace
 
 std::vector<StandardResult> precision_standards(const PrecisionStats &p, const UlpRow &ulp,
@@ -369,7 +432,7 @@ std::vector<StandardResult> precision_standards(const PrecisionStats &p, const U
                   "sum|terms|",
                   ulp.measured);
   u.outcome = !ulp.known ? O::kNotExercised : ulp.pass ? O::kPass : O::kFail;
-  u.decides = policy != "ascend";
+  u.decides = policy == "ulp" || policy.empty();
   u.needs = fmt::format(">= {} cases per clause (tier minimum)", std::max<int64_t>(min_cases, 1));
   u.enough = p.cases >= std::max<int64_t>(min_cases, 1);
   out.push_back(u);
@@ -467,6 +530,7 @@ std::vector<StandardResult> precision_standards(const PrecisionStats &p, const U
                              static_cast<double>(x.small_errors),
                              static_cast<double>(y.small_errors), 2));
   }
+  for (const auto &st : aclnn_ref::kits::standards()) out.push_back(kit_standard(p, st, policy, t));
   return out;
 }
 

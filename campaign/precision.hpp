@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/kit_tally.hpp"
 #include "properties/case.hpp"
 #include "properties/op.hpp"
 #include "properties/runner.hpp"
@@ -65,6 +66,9 @@ struct PrecisionStats {
   ErrorTally paired_sut, paired_competitor;
   std::vector<ErrorSample> samples;  // up to kSamples with the smallest keys
   std::vector<ErrorSample> worst;    // up to kWorst with the largest ulps
+  // The vendor kits' standards, one tally per standard (kit_tally.hpp): cases judged and passed,
+  // the worst case. Every standard of reference/kit_standards.hpp, in its order.
+  std::vector<KitTally> kits;
 
   static constexpr size_t kSamples = 256, kWorst = 16;
   void merge(const PrecisionStats &o);  // same op and dtype
@@ -75,11 +79,12 @@ PrecisionStats precision_from_json(const nlohmann::json &j);
 
 // The per-dtype precision statistics of one valid call that both libraries ran: got is the
 // SUT's outcome, competitor (may be null) the second library's on the same case. seed_key makes
-// the sample keys differ between cases. Returns one entry per output dtype.
+// the sample keys differ between cases; origin names the case in the kits' tallies (their worst
+// case). Returns one entry per output dtype, with every kit standard judged on the case.
 std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case &c,
                                               const Outcome &got, const Outcome *competitor,
-                                              const std::string &competitor_name,
-                                              uint64_t seed_key);
+                                              const std::string &competitor_name, uint64_t seed_key,
+                                              const std::string &origin = "");
 
 // One precision standard's result on a PrecisionStats row, for the reports.
 struct StandardResult {
@@ -87,16 +92,21 @@ struct StandardResult {
   std::string name;        // e.g. "Ascend MERE/MARE"
   std::string thresholds;  // the rule, with this dtype's numbers
   std::string measured;    // what was measured
-  enum class Outcome { kPass, kFail, kInfo, kNotExercised } outcome = Outcome::kInfo;
+  // kNotJudged: the standard needs what the run did not give (a reference device: --competitor).
+  enum class Outcome { kPass, kFail, kInfo, kNotExercised, kNotJudged } outcome = Outcome::kInfo;
   bool decides = false;  // the judge of record (--policy)
   std::string needs;     // what the standard asks for, e.g. ">= 1000 elements"
   bool enough = true;    // the run gave it that much
+  std::string kit;       // "TTK" or "msprobe" for a vendor kit's standard, "" for the project's
+  std::string source;    // where the rule is written (kit standards: repository, file, commit)
 };
-std::string outcome_name(StandardResult::Outcome o);  // "pass", "fail", "info", "not exercised"
+// "pass", "fail", "info", "not exercised", "not judged"
+std::string outcome_name(StandardResult::Outcome o);
 
 // The standards on one row. ulp_pass: the ulp judge's result on the row (VAL-TOL-1 part 2) with
-// its measured text; mere/mare: the judge's own Ascend metrics; policy "ulp" or "ascend";
-// min_cases: what the tier asks of each clause.
+// its measured text; mere/mare: the judge's own Ascend metrics; policy "ulp", "ascend" or a kit
+// standard's id (the one that decides); min_cases: what the tier asks of each clause. The
+// project's standards come first, then every vendor kit standard (kit != "").
 struct UlpRow {
   bool known = false;
   bool pass = true;

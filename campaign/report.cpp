@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "campaign/causes.hpp"
+#include "campaign/kit_tally.hpp"
+#include "campaign/markdown.hpp"
 #include "campaign/report_detail.hpp"
 #include "properties/clauses.hpp"
 #include "reference/compare.hpp"
@@ -300,22 +302,9 @@ std::string clause_text(const std::string &id) {
   return c ? c->text : std::string();
 }
 
-// A Markdown table cell: one line, pipes escaped, no raw HTML.
+// A Markdown table cell (campaign/markdown.hpp: Markdown's own escaping, never HTML entities).
 std::string md_cell(const std::string &s) {
-  std::string out;
-  for (char c : clean_utf8(s)) {
-    if (c == '\n' || c == '\r' || c == '\t')
-      out += ' ';
-    else if (c == '|')
-      out += "\\|";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else
-      out += c;
-  }
-  return out;
+  return markdown::cell(s);
 }
 
 // A fenced code block whose fence is longer than any run of backticks inside.
@@ -333,9 +322,7 @@ std::string md_code_block(const std::string &s) {
 
 // Inline code span (backticks inside are replaced, the text stays one line).
 std::string md_code(const std::string &s) {
-  std::string t = md_cell(s);
-  std::replace(t.begin(), t.end(), '`', '\'');
-  return "`" + t + "`";
+  return markdown::code(s);
 }
 
 std::string num(double v) {
@@ -370,6 +357,11 @@ std::string rule_name(const std::string &rule) {
 }
 std::string judged_by(const CampaignResult &r, const AccuracyStats &a) {
   if (ascend_policy(r)) return rule_name("ascend");
+  if (is_kit_policy(r.policy))
+    return r.policy +
+           " (vendor kit standard; value classes and integer outputs exact; outputs it "
+           "cannot judge: " +
+           rule_name("ulp") + ")";
   if (a.rules.empty()) return rule_name("ulp") + "; sum outputs: " + rule_name("sum");
   std::vector<std::string> names;
   for (const auto &rule : a.rules) names.push_back(rule_name(rule));
@@ -378,7 +370,7 @@ std::string judged_by(const CampaignResult &r, const AccuracyStats &a) {
 // Whether the ulp distance decides this row: under the ascend policy, or for sums alone, it is
 // shown for information.
 bool ulps_decide(const CampaignResult &r, const AccuracyStats &a) {
-  if (ascend_policy(r)) return false;
+  if (ascend_policy(r) || is_kit_policy(r.policy)) return false;
   return a.rules.empty() ||
          std::any_of(a.rules.begin(), a.rules.end(), [](const auto &x) { return x == "ulp"; });
 }
@@ -405,7 +397,10 @@ std::string ascend_text(const CampaignResult &r, const AccuracyStats &a) {
 const char *const kAccuracyIntro =
     "Every compared output element against the oracle (ulps measured at the exact value, "
     "VAL-TOL-1). Each row names the rule that "
-    "judged it; the verdict follows only that rule (the campaign's policy: ulp or ascend). Sums "
+    "judged it; the verdict follows only that rule (the campaign's policy: ulp, ascend or a vendor "
+    "kit's standard; under a kit standard the value class of every element - NaN, inf, finite - "
+    "and every exact-value clause - status codes, untouched outputs, integer outputs - are judged "
+    "as under ulp). Sums "
     "(LayerNormBackward's and GroupedBiasAddGrad's reductions) are judged by the condition-aware "
     "sum bound, so their ulp distances are information. The Ascend precision standard (MERE < T "
     "and MARE < 10 T) decides only under --policy ascend. \"Max ulps\" is the largest distance "
@@ -632,13 +627,15 @@ std::string render_markdown(const CampaignResult &r) {
     for (const auto &a : r.accuracy)
       for (const auto &x :
            precision_standards(a.precision, ulp_row(r, a), r.policy, min_cases_of(r)))
-        s += fmt::format(
-            "| {} | {} | {}{} | {} | {} | {} | {}{} |\n", md_cell(a.op), md_cell(a.dtype),
-            md_cell(x.name), x.decides ? " (judge of record)" : "", md_cell(x.thresholds),
-            md_cell(x.measured),
-            x.outcome == StandardResult::Outcome::kFail ? "**fail**" : outcome_name(x.outcome),
-            md_cell(x.needs), x.enough ? "" : " (too few)");
+        if (x.kit.empty())
+          s += fmt::format(
+              "| {} | {} | {}{} | {} | {} | {} | {}{} |\n", md_cell(a.op), md_cell(a.dtype),
+              md_cell(x.name), x.decides ? " (judge of record)" : "", md_cell(x.thresholds),
+              md_cell(x.measured),
+              x.outcome == StandardResult::Outcome::kFail ? "**fail**" : outcome_name(x.outcome),
+              md_cell(x.needs), x.enough ? "" : " (too few)");
     s += "\n";
+    s += render_kit_standards_markdown(r);
   }
 
   s += "## Skipped, expected failures, expected variants and unreached clauses\n\n";
@@ -742,6 +739,15 @@ std::string render_junit(const CampaignResult &r) {
     if (!r.expected_variants.empty())
       props.emplace_back("expected_variants",
                          fmt::format("{}", fmt::join(r.expected_variants, ",")));
+    // Every precision standard on each of this op's dtypes, the vendor kits' included.
+    for (const auto &a : r.accuracy) {
+      if (a.op != op) continue;
+      for (const auto &x :
+           precision_standards(a.precision, ulp_row(r, a), r.policy, min_cases_of(r)))
+        props.emplace_back("precision." + a.dtype + "." + x.id,
+                           fmt::format("{}{}: {}", outcome_name(x.outcome),
+                                       x.decides ? " (decides)" : "", x.measured));
+    }
     for (const auto &[k, v] : props)
       s += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", attr(k), attr(v));
     s += "    </properties>\n";

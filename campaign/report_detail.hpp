@@ -54,5 +54,7 @@ UlpRow ulp_row(const CampaignResult &r, const AccuracyStats &a);
 // The largest per-clause minimum of cases (the tier's).
 int64_t min_cases_of(const CampaignResult &r);
 void write_file(const std::filesystem::path &p, const std::string &text);
+// report.md's section on the vendor kits' standards (campaign/report_standards.cpp).
+std::string render_kit_standards_markdown(const CampaignResult &r);
 
 }  // namespace aclnn_conform::report_detail

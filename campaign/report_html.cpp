@@ -21,6 +21,7 @@
 #include "properties/op.hpp"
 #include "reference/compare.hpp"
 #include "reference/dtype.hpp"
+#include "reference/kit_standards.hpp"
 
 namespace aclnn_conform {
 namespace {
@@ -37,7 +38,7 @@ th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{background:#d8f3d8;color:#145214}.bad{background:#fadada;color:#7a1010}.warn{background:#fff3c4;color:#6b5200}
 .st{font-weight:bold;border-radius:3px;padding:0 .4em;white-space:nowrap}
 .st-conforms,.st-pass{background:#d8f3d8;color:#145214}.st-deviates,.st-fail{background:#fadada;color:#7a1010}
-.st-notreached,.st-none,.st-notexercised{background:#eee;color:#555}.st-skipped{background:#fff3c4;color:#6b5200}
+.st-notreached,.st-none,.st-notexercised,.st-notjudged{background:#eee;color:#555}.st-skipped{background:#fff3c4;color:#6b5200}
 .st-xfail{background:#ffe0c2;color:#7a3d00}.st-undertested{background:#ffe9a8;color:#6b5200}
 .st-variant,.st-info{background:#dbe9fb;color:#123c73}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
@@ -81,6 +82,8 @@ std::string outcome_css(StandardResult::Outcome o) {
       return "info";
     case StandardResult::Outcome::kNotExercised:
       return "notexercised";
+    case StandardResult::Outcome::kNotJudged:
+      return "notjudged";
   }
   return "info";
 }
@@ -495,10 +498,11 @@ struct Page {
          "dtype)</th><th>Measured</th><th>Result</th>"
          "<th>Asks for</th></tr>\n";
     for (const auto &x : st)
-      s += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>\n",
-                       h(x.name), x.decides ? " <b>(judge of record)</b>" : "", h(x.thresholds),
-                       h(x.measured), badge(outcome_css(x.outcome), outcome_name(x.outcome)),
-                       h(x.needs), x.enough ? "" : " " + badge("undertested", "too few"));
+      if (x.kit.empty())
+        s += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>\n",
+                         h(x.name), x.decides ? " <b>(judge of record)</b>" : "", h(x.thresholds),
+                         h(x.measured), badge(outcome_css(x.outcome), outcome_name(x.outcome)),
+                         h(x.needs), x.enough ? "" : " " + badge("undertested", "too few"));
     s += "</table>\n";
   }
 
@@ -537,7 +541,22 @@ struct Page {
         s += "<div class=\"chart muted small\">No error picture: this output has no input of its "
              "shape to plot against and is not a sum.</div>\n";
       s += "</div></div>\n";
+      kit_table(precision_standards(p, ulp_row(r, *a), r.policy, min_cases));
     }
+  }
+
+  // The vendor kits' standards of one op and dtype: cases judged and passed, the worst case.
+  void kit_table(const std::vector<StandardResult> &st) {
+    s += "<table class=\"standards\">\n<tr><th>Vendor kit standard</th><th>Rule (this "
+         "dtype)</th><th>Cases and worst case</th><th>Result</th><th>Source</th></tr>\n";
+    for (const auto &x : st)
+      if (!x.kit.empty())
+        s += fmt::format(
+            "<tr><td>{}{}<br><span class=\"small\">{}</span></td><td>{}</td><td>{}</td>"
+            "<td>{}</td><td class=\"small\">{}</td></tr>\n",
+            h(x.id), x.decides ? " <b>(decides)</b>" : "", h(x.name), h(x.thresholds),
+            h(x.measured), badge(outcome_css(x.outcome), outcome_name(x.outcome)), h(x.source));
+    s += "</table>\n";
   }
 
   void op_section(const std::string &op) {
@@ -590,7 +609,7 @@ struct Page {
     for (const auto &op : ops)
       for (const auto *a : rows_of(op))
         for (const auto &x : precision_standards(a->precision, ulp_row(r, *a), r.policy, min_cases))
-          if (std::find(ids.begin(), ids.end(), x.id) == ids.end()) {
+          if (x.kit.empty() && std::find(ids.begin(), ids.end(), x.id) == ids.end()) {
             ids.push_back(x.id);
             names.push_back(short_name(x.id));
           }
@@ -623,6 +642,47 @@ struct Page {
          "hover a cell for what was measured. <b>*</b> the judge of record. \"few\": the run gave "
          "the "
          "standard less than it asks for (each row's section says what).</p>\n";
+    kit_overview();
+  }
+
+  // The vendor kits' standards side by side: one column per standard, cases passed of judged.
+  void kit_overview() {
+    const int64_t min_cases = min_cases_of(r);
+    s += "<h3>Vendor kits' standards, all ops</h3>\n<p class=\"small\">ops-test-kit (TTK) and "
+         "msprobe standards by the kits' names, each judged per case (a case passes when each of "
+         "its outputs of the row's dtype passes); a cell gives the cases passed of those judged, "
+         "hover it for the worst case. \"not judged\": the standard compares with another device "
+         "and the run had none (--competitor). Under a kit policy the value classes (NaN, inf), "
+         "status codes, untouched and integer outputs are still judged exactly. "
+         "docs/standards.md has every rule and its source.</p>\n";
+    for (const char *kit : {"TTK", "msprobe"}) {
+      s += "<table class=\"overview\">\n<tr><th>Op</th><th>Dtype</th>";
+      for (const auto &st : aclnn_ref::kits::standards())
+        if (st.kit == kit)
+          s += "<th>" + h(st.id.substr(st.id.find('-') + 1)) +
+               (r.policy == st.id ? " <b>*</b>" : "") + "</th>";
+      s += "</tr>\n";
+      for (const auto &op : ops)
+        for (const auto *a : rows_of(op)) {
+          if (a->precision.cases == 0) continue;
+          s += fmt::format("<tr><td>{}</td><td>{}</td>", link(prec_anchor(op, a->dtype), h(op)),
+                           h(a->dtype));
+          for (const auto &x :
+               precision_standards(a->precision, ulp_row(r, *a), r.policy, min_cases)) {
+            if (x.kit != kit) continue;
+            const auto pass = x.measured.find(" cases pass");
+            const std::string counts = pass == std::string::npos
+                                           ? std::string()
+                                           : fmt::format(" {}", x.measured.substr(0, pass));
+            s += "<td title=\"" + attr(x.measured) + "\">" +
+                 badge(outcome_css(x.outcome), outcome_name(x.outcome)) + "<span class=\"small\">" +
+                 h(counts) + "</span>" + (x.decides ? " <b>*</b>" : "") + "</td>";
+          }
+          s += "</tr>\n";
+        }
+      s += "</table>\n";
+    }
+    s += "<p class=\"small\"><b>*</b> the deciding standard (--policy).</p>\n";
   }
 
   void coverage() {

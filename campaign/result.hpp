@@ -20,7 +20,9 @@ namespace aclnn_conform {
 // 3: cause groups ("causes", "cause_count", "deviating_clause_count"), the precision standards'
 // tallies and error samples per accuracy row ("precision"), the competitor ("competitor").
 // 4: device stacks: every SUT file ("sut_files"), devices ("devices"), first calls
-// ("first_calls"), "aborted", a deviation's "device", the kind "device-fault".
+// ("first_calls"), "aborted", a deviation's "device", the kind "device-fault"; the vendor kits'
+// standards (TTK, msprobe): per accuracy row "precision"."kits", one tally per standard;
+// "policy" may name one of them (docs/standards.md).
 constexpr int kSchemaVersion = 4;
 
 // aclnn-conform's version: the CMake project version, recorded in every report.
@@ -182,7 +184,7 @@ struct CampaignResult {
   std::string tool_version;  // aclnn-conform's version (the CMake project version)
   std::string product;       // ascend910b, ...
   std::string tier;          // smoke, ci, nightly
-  std::string policy;        // ulp, ascend
+  std::string policy;        // ulp, ascend, or a kit standard's id (ttk-mixed, ...)
   uint64_t seed = 0;
   std::string shard = "0/1";
   // Where the shard came from: "flag", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "default".

@@ -22,6 +22,7 @@
 #include <thread>
 #include <tuple>
 
+#include "campaign/kit_policy.hpp"
 #include "campaign/precision.hpp"
 #include "campaign/task.hpp"
 #include "campaign/worker_protocol.hpp"
@@ -59,10 +60,15 @@ struct Judged {
   std::string target;  // the first failing clause that no expected variant explains
 };
 
-Judged judge_task(const Task &t, const Case &c, const Outcome &o, const CampaignConfig &cfg) {
+Judged judge_task(const Task &t, const Case &c, const Outcome &o, const CampaignConfig &cfg,
+                  const Sut *reference = nullptr) {
   const OpDescriptor &op = *t.op;
   JudgePolicy policy;
   policy.accuracy = cfg.accuracy;
+  policy.kit = cfg.kit_standard;
+  // A kit standard that compares with another device: the competitor's result on this case.
+  const std::optional<Outcome> ref = kit_reference_outcome(cfg, reference, op, c, o);
+  policy.reference = ref ? &*ref : nullptr;
   Judged r;
   r.j = judge(op, c, o, policy);
   // An edge row also states its result literally; the literals are checked on every SUT.
@@ -100,12 +106,13 @@ struct Fingerprint {
   std::vector<std::string> strict, consistent;
 };
 Fingerprint fingerprint(const OpDescriptor &op, const Case &c, const Outcome &o,
-                        JudgePolicy::Accuracy accuracy) {
+                        JudgePolicy::Accuracy accuracy, const std::string &kit = "") {
   Fingerprint f;
   auto conforms = [&](const aclnn_ref::VariantSet &vs, JudgePolicy::Accuracy a) {
     JudgePolicy p;
     p.variants = vs;
     p.accuracy = a;
+    p.kit = kit;
     try {
       return judge(op, c, o, p).pass();
     } catch (const std::exception &) {
@@ -212,8 +219,8 @@ nlohmann::json precision_json(const Task &t, const Case &c, const Outcome &o,
     std::optional<Outcome> other;
     if (ctx.competitor) other = run_case(*ctx.competitor, *t.op, c);
     const uint64_t key = std::hash<std::string>{}(t.origin);
-    for (const auto &p :
-         collect_precision(*t.op, c, o, other ? &*other : nullptr, ctx.cfg->competitor, key)) {
+    for (const auto &p : collect_precision(*t.op, c, o, other ? &*other : nullptr,
+                                           ctx.cfg->competitor, key, t.origin)) {
       auto j = to_json(p);
       j["op"] = p.op;
       j["dtype"] = p.dtype;
@@ -303,7 +310,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   // is still there, or full, before this is judged as the op's (worker_process_main).
   if (o.harness_error && o.harness_status != 0)
     r["runtime_failure"] = {{"status", o.harness_status}, {"message", o.harness_message}};
-  Judged jd = judge_task(t, c, o, cfg);
+  Judged jd = judge_task(t, c, o, cfg, ctx.competitor);
   for (const auto &cr : jd.j.results) {
     const auto e = jd.explained.find(cr.clause);
     r["results"].push_back(
@@ -329,21 +336,21 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
         t, c,
         [&](const Case &cand) {
           Outcome co = run_case(*ctx.sut, op, cand);
-          if (judge_task(t, cand, co, cfg).target != target) return false;
+          if (judge_task(t, cand, co, cfg, ctx.competitor).target != target) return false;
           shrunk_outcome = std::move(co);
           return true;
         },
         ctx, shrink_deadline(ctx), steps);
     if (steps > 0 && shrunk_outcome) {
       o = std::move(*shrunk_outcome);
-      jd = judge_task(t, c, o, cfg);
+      jd = judge_task(t, c, o, cfg, ctx.competitor);
     }
   }
   const auto verdict = op.check(c, {});
   std::string detail;
   for (const auto &cr : jd.j.results)
     if (cr.clause == target) detail = cr.detail;
-  const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy);
+  const Fingerprint fp = fingerprint(op, c, o, cfg.accuracy, cfg.kit_standard);
   Deviation d;
   d.op = op.name;
   d.clause = target;

@@ -24,10 +24,13 @@
 #include "campaign/devices.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/golden.hpp"
+#include "campaign/kit_policy.hpp"
+#include "campaign/kit_tally.hpp"
 #include "campaign/report.hpp"
 #include "campaign/repro.hpp"
 #include "campaign/result.hpp"
 #include "campaign/shard_env.hpp"
+#include "campaign/ttk_import.hpp"
 #include "edge_cases/edge_case.hpp"
 #include "properties/clauses.hpp"
 #include "properties/op.hpp"
@@ -181,10 +184,13 @@ void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::st
   finalize_statuses(r);
 }
 
-// Repro programs for every deviation, then every report file.
-void write_outputs(CampaignResult &r, const std::string &out_dir, bool ascend) {
+// Repro programs for every deviation, then every report file. The repros check the policy's
+// tolerance where it is per element (a bitwise kit standard: exact), else the ulp bound.
+void write_outputs(CampaignResult &r, const std::string &out_dir, const std::string &policy) {
   ReproOptions repro_options;
-  if (ascend) repro_options.tolerance = aclnn_ref::Tolerance::ascend();
+  if (policy == "ascend") repro_options.tolerance = aclnn_ref::Tolerance::ascend();
+  if (policy == "ttk-binary" || policy == "msprobe-binary_consistency")
+    repro_options.tolerance = aclnn_ref::Tolerance::exact();
   fs::create_directories(out_dir);
   write_repros(r, out_dir, repro_options);
   std::ofstream(fs::path(out_dir) / "report.json") << report_json_text(r);
@@ -221,7 +227,8 @@ std::string sut_argument(const CampaignResult &r) {
 void print_summary(const CampaignResult &r, const std::string &out_dir) {
   const ClauseCounts n = clause_counts(r);
   std::cout << fmt::format(
-      "aclnn-conform {}: {} ({}, sha256 {}) on {} ({} tier, {} policy, seed {}, shard {})\n",
+      "aclnn-conform {}: {} ({}, sha256 {}) on {} ({} tier, deciding standard {}, seed {}, "
+      "shard {})\n",
       r.tool_version, r.sut, r.sut_identity.path, r.sut_identity.sha256.substr(0, 12), r.product,
       r.tier, r.policy, r.seed, r.shard);
   std::cout << fmt::format(
@@ -393,8 +400,10 @@ int run_cli(int argc, char **argv) {
         ->capture_default_str();
     c->add_option("--out", cfg.out_dir, "output directory (reports, corpus, repros)");
     c->add_option("--policy", policy,
-                  "accuracy verdict: ulp (VAL-TOL-1 part 2) or ascend (MERE/MARE)")
-        ->check(CLI::IsMember({"ulp", "ascend"}));
+                  "the standard that decides the accuracy verdict: ulp (VAL-TOL-1 part 2), ascend "
+                  "(MERE/MARE) or a vendor kit's standard (ttk-mixed, msprobe-benchmark, ...; "
+                  "docs/standards.md); every standard is reported either way")
+        ->check(CLI::IsMember(policy_names()));
     c->add_option("--jobs", cfg.jobs, "worker processes")->check(CLI::Range(1, 1024));
     c->add_option("--skips", skips_file,
                   "file of clause IDs or property names (Op/valid, Op/invalid) to skip");
@@ -474,6 +483,22 @@ int run_cli(int argc, char **argv) {
                    "JSON request: op, product, attrs, tensors with .bin files")
       ->required();
   golden->add_option("--out", golden_out, "output directory");
+
+  auto *import_ttk_cmd = app.add_subcommand(
+      "import-ttk",
+      "turn ops-test-kit ACLNN case files (ttk_aclnn_*.csv) into a corpus that `run --out DIR` "
+      "and `replay DIR/corpus --sut LIB` execute and judge (docs/standards.md)");
+  std::vector<std::string> ttk_files;
+  std::string ttk_out = "ttk-import", ttk_soc = "ascend910b", ttk_seed = "1";
+  double ttk_max_mib = 64;
+  import_ttk_cmd->add_option("files", ttk_files, "the kit's CSV case files")->required();
+  import_ttk_cmd->add_option("--out", ttk_out, "output directory (the entries go to DIR/corpus)");
+  import_ttk_cmd->add_option("--soc", ttk_soc,
+                             "the product the cases call (rows whose soc_series excludes it are "
+                             "skipped): ascend910b, ascend910_93, ascend910, ascend310p");
+  import_ttk_cmd->add_option("--seed", ttk_seed, "seed of the values drawn from the rows' ranges");
+  import_ttk_cmd->add_option("--max-mib", ttk_max_mib, "skip rows whose tensors hold more (MiB)")
+      ->check(CLI::Range(0.001, 1e6));
 
   try {
     app.parse(argc, argv);
@@ -565,13 +590,38 @@ int run_cli(int argc, char **argv) {
     return kExitConformant;
   }
 
+  if (*import_ttk_cmd) {
+    TtkImportOptions o;
+    o.out_dir = ttk_out;
+    const auto p = product_from_name(ttk_soc);
+    if (!p) throw UsageError("import-ttk --soc: unknown product '" + ttk_soc + "'");
+    o.product = *p;
+    o.seed = parse_u64("import-ttk --seed", ttk_seed);
+    o.max_case_bytes = static_cast<int64_t>(ttk_max_mib * 1024 * 1024);
+    TtkImportResult res;
+    try {
+      res = import_ttk(ttk_files, o, std::cout);
+    } catch (const TtkImportError &e) {
+      throw UsageError(std::string("import-ttk: ") + e.what());
+    }
+    for (const auto &n : res.notes) std::cout << n << "\n";
+    std::cout << fmt::format(
+        "imported {} case{} into {} ({} skipped); run them: aclnn-conform replay {} --sut LIB, or "
+        "aclnn-conform run --out {} (which replays {} first)\n",
+        res.imported, res.imported == 1 ? "" : "s", (fs::path(ttk_out) / "corpus").string(),
+        res.skipped, shell_quote((fs::path(ttk_out) / "corpus").string()), shell_quote(ttk_out),
+        (fs::path(ttk_out) / "corpus").string());
+    return kExitConformant;
+  }
+
   const auto product = product_from_name(soc);
   if (!product) throw UsageError("--soc: unknown product '" + soc + "'");
   cfg.product = *product;
   cfg.product_emulation = emulation == "on"    ? ProductEmulation::kOn
                           : emulation == "off" ? ProductEmulation::kOff
                                                : ProductEmulation::kAuto;
-  cfg.accuracy = policy == "ascend" ? JudgePolicy::Accuracy::kAscend : JudgePolicy::Accuracy::kUlp;
+  set_policy(cfg, policy);
+  if (const std::string why = policy_problem(cfg); !why.empty()) throw UsageError(why);
   try {
     cfg.devices = parse_devices(devices);
   } catch (const std::invalid_argument &e) {
@@ -631,7 +681,7 @@ int run_cli(int argc, char **argv) {
         "replay re-runs stored counterexamples only: clauses they do not reach are not judged");
   }
   complete_result(r, cfg, cfg.sut, shard_source);
-  write_outputs(r, cfg.out_dir, cfg.accuracy == JudgePolicy::Accuracy::kAscend);
+  write_outputs(r, cfg.out_dir, policy_name(cfg));
   print_summary(r, cfg.out_dir);
   return exit_code(r.verdict());
 }

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
+
+#include "reference/kit_standards.hpp"
 
 namespace aclnn_conform {
 
@@ -281,7 +284,24 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
       tol = aclnn_ref::Tolerance::sum(policy.sum_unit_roundoff);
     else
       tol = aclnn_ref::Tolerance::ulp();
-    auto cmp = aclnn_ref::compare_output(e, got, tol);
+    // A kit standard's verdict on this output, when it decides and can judge it.
+    std::optional<aclnn_ref::kits::StandardOutcome> kit;
+    if (policy.accuracy == JudgePolicy::Accuracy::kKit && !policy.kit.empty() &&
+        aclnn_ref::is_floating(e.values.dtype) && e.values.numel() == got.numel()) {
+      const Outcome *ref = policy.reference;
+      const bool have_ref = ref && !ref->harness_error && ref->status == 0 &&
+                            i < ref->storage_after.size() &&
+                            ref->storage_after[i].size() == after.size();
+      const aclnn_ref::TensorView ref_view{t.dtype, t.shape, t.strides, t.offset,
+                                           have_ref ? ref->storage_after[i].data() : nullptr};
+      const auto values = aclnn_ref::kits::kit_values(e, got, have_ref ? &ref_view : nullptr);
+      auto k = aclnn_ref::kits::evaluate(policy.kit, values.view());
+      if (k.verdict != aclnn_ref::kits::Verdict::kNotJudged) kit = std::move(k);
+    }
+    // Under a kit standard the comparison of record checks value classes only (no finite value
+    // is outside an infinite ulp bound); the kit decides the numbers.
+    auto cmp = aclnn_ref::compare_output(e, got, kit ? aclnn_ref::Tolerance::ulp(INFINITY) : tol);
+    if (kit && kit->verdict == aclnn_ref::kits::Verdict::kFail) cmp.pass = false;
     // The shared value rules this output exercises: IEEE specials, zeros, overflow.
     bool special = false, zero = false, overflow = false;
     for (int64_t k = 0; k < e.values.numel(); ++k) {
@@ -290,21 +310,50 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
       zero |= v == 0;
       overflow |= std::isinf(v);
     }
-    if (special) j.add("VAL-IEEE-1", cmp.pass, e.name + ": " + cmp.summary());
-    if (zero) j.add("VAL-ZERO-1", cmp.pass, e.name + ": " + cmp.summary());
-    if (overflow) j.add("VAL-OVERFLOW-1", cmp.pass, e.name + ": " + cmp.summary());
+    const std::string kit_text =
+        kit ? fmt::format("{} {}: {}", policy.kit, aclnn_ref::kits::verdict_name(kit->verdict),
+                          kit->measured)
+            : "";
+    const std::string summary =
+        kit ? fmt::format("{} {} n={}: {} class mismatches (value classes judged exactly); {}",
+                          e.name, aclnn_ref::dtype_name(e.values.dtype), cmp.count,
+                          cmp.class_mismatches, kit_text)
+            : cmp.summary();
+    if (special) j.add("VAL-IEEE-1", cmp.pass, e.name + ": " + summary);
+    if (zero) j.add("VAL-ZERO-1", cmp.pass, e.name + ": " + summary);
+    if (overflow) j.add("VAL-OVERFLOW-1", cmp.pass, e.name + ": " + summary);
     if (!cmp.pass) {
       std::set<std::string> attributed;
-      for (const auto &m : cmp.mismatches) {
+      const auto attribute = [&](const aclnn_ref::ElementMismatch &m, const std::string &suffix) {
         const std::string clause = op.value_clause(c, e.name, m.index);
-        if (!attributed.insert(clause).second) continue;
+        if (!attributed.insert(clause).second) return;
         j.add(clause, false,
-              fmt::format("{}[{}]: expected {:#x} ({:.9g}), got {:#x} ({:.9g}), {} ulps{}", e.name,
-                          m.index, m.expected_bits, m.expected, m.got_bits, m.got, m.ulps,
-                          m.why.empty() ? "" : " - " + m.why));
+              fmt::format("{}[{}]: expected {:#x} ({:.9g}), got {:#x} ({:.9g}), {} ulps{}{}",
+                          e.name, m.index, m.expected_bits, m.expected, m.got_bits, m.got, m.ulps,
+                          m.why.empty() ? "" : " - " + m.why, suffix));
+      };
+      // Value classes first: they fail under any policy.
+      for (const auto &m : cmp.mismatches) attribute(m, "");
+      if (kit && kit->verdict == aclnn_ref::kits::Verdict::kFail) {
+        // The clause the ulp judge names for this output, else the one of the kit's worst element.
+        const std::string suffix = " (" + kit_text + ")";
+        const auto ulp_cmp = aclnn_ref::compare_output(e, got, tol);
+        for (const auto &m : ulp_cmp.mismatches) attribute(m, suffix);
+        if (ulp_cmp.mismatches.empty()) {
+          const int64_t w = kit->worst_index >= 0 ? kit->worst_index : 0;
+          const std::string clause = op.value_clause(c, e.name, w);
+          if (attributed.insert(clause).second)
+            j.add(clause, false,
+                  fmt::format("{}[{}]: expected {:.9g}, got {:.9g} (exact {:.9g}) - {}", e.name, w,
+                              e.values.at(w), got.at(w),
+                              static_cast<int64_t>(e.exact_nearest.size()) > w
+                                  ? e.exact_nearest[static_cast<size_t>(w)]
+                                  : e.values.at(w),
+                              kit_text));
+        }
       }
       if (!cmp.error.empty()) j.add(op.value_clause(c, e.name, 0), false, cmp.error);
-      j.add("VAL-TOL-1", false, cmp.summary());
+      j.add("VAL-TOL-1", false, summary);
     } else {
       j.add("VAL-TOL-1", true);
     }

@@ -14,8 +14,17 @@
 namespace aclnn_conform {
 
 struct JudgePolicy {
-  enum class Accuracy { kUlp, kAscend };
+  // kKit: a vendor kit's standard (kit, reference/kit_standards.hpp) decides the numbers of every
+  // floating output it can judge: an output it fails deviates on the value clause the ulp judge
+  // names (or, where the ulp judge finds nothing, on the clause of the kit's worst element); an
+  // output it passes conforms whatever its ulp errors. The value class of every element (NaN,
+  // +inf, -inf, finite, the sign of a zero where a clause names it), untouched and integer
+  // outputs stay judged exactly as under kUlp; an output the standard cannot judge (no reference
+  // device result, no elements) is judged by kUlp's bounds.
+  enum class Accuracy { kUlp, kAscend, kKit };
   Accuracy accuracy = Accuracy::kUlp;
+  std::string kit;                     // kKit: the standard's id ("ttk-mixed", ...)
+  const Outcome *reference = nullptr;  // kKit: another device's outcome on the same case, or null
   aclnn_ref::VariantSet variants;      // judge against these variants instead of the record
   double sum_unit_roundoff = 0x1p-24;  // VAL-TOL-1's u for sums (the vendor accumulates in FLOAT)
 };
