@@ -22,6 +22,7 @@ MASKS = [
     # A size in bytes.
     (re.compile(r"\b\d+ bytes\b"), "<n> bytes"),
     (re.compile(r'("(?:size|sut_size|bytes)"\s*:\s*)\d+'), r"\1<n>"),
+    (re.compile(r'(name="sut\.size" value=")\d+'), r"\1<n>"),
     # Durations: JSON fields and prose ("223.1 s", "12 ms").
     (re.compile(r'("(?:seconds|elapsed|elapsed_s|duration|duration_s|time|time_s|wall|ms|'
                 r'seconds_used|cpu_seconds)"\s*:\s*)-?[\d.eE+-]+'), r"\1<t>"),
