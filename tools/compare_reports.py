@@ -24,8 +24,8 @@ MASKS = [
     (re.compile(r'("(?:size|sut_size|bytes)"\s*:\s*)\d+'), r"\1<n>"),
     (re.compile(r'(name="sut\.size" value=")\d+'), r"\1<n>"),
     # Durations: JSON fields and prose ("223.1 s", "12 ms").
-    (re.compile(r'("(?:seconds|elapsed|elapsed_s|duration|duration_s|time|time_s|wall|ms|'
-                r'seconds_used|cpu_seconds)"\s*:\s*)-?[\d.eE+-]+'), r"\1<t>"),
+    (re.compile(r'("(?:\w*seconds|elapsed|elapsed_s|duration|duration_s|time|time_s|wall|ms)"'
+                r'\s*:\s*)-?[\d.eE+-]+'), r"\1<t>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|µs|us|seconds|min)\b"), "<t>"),
     (re.compile(r'(time="?)[\d.]+'), r"\1<t>"),
 ]
