@@ -18,6 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "impl/dtype.hpp"
 #include "impl/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -538,6 +539,42 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64ViaOdd(DD dd, hn::Vec<DD>
       hn::IfThenElseZero(hn::Ne(hn::And(b, dropped), hn::Zero(du)), hn::Set(du, uint64_t{1} << 29));
   const auto odd = hn::BitCast(dd, hn::Or(hn::AndNot(dropped, b), sticky));
   return F16FromF32(hn::Rebind<float, DD>(), F32FromF64(dd, odd));
+}
+
+// ---- elements of a run by kind (0: double, 1: float, 2: binary16, 3: bfloat16) ----------------
+
+// Element j of a run of kind kKind, exact.
+template <int kKind>
+HWY_INLINE double LoadKind(const void *p, int64_t j) {
+  if constexpr (kKind == 0) return static_cast<const double *>(p)[j];
+  if constexpr (kKind == 1) return static_cast<const float *>(p)[j];
+  if constexpr (kKind == 2) return half_to_float(static_cast<const uint16_t *>(p)[j]);
+  if constexpr (kKind == 3) return bf16_to_float(static_cast<const uint16_t *>(p)[j]);
+}
+// One vector of doubles from element j of a run of kind kKind, exact.
+template <int kKind, class DD>
+HWY_INLINE hn::Vec<DD> LoadKindV(DD dd, const void *p, int64_t j) {
+  if constexpr (kKind == 0)
+    return hn::LoadU(dd, static_cast<const double *>(p) + j);
+  else
+    return LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
+}
+// One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
+// cheaper round-to-odd route: the same bits).
+template <int kOut, class DD>
+HWY_INLINE void StoreKindV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
+  if constexpr (kOut == 2)
+    hn::StoreU(F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(p) + j);
+  else
+    StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
+}
+// Element j of a run of kind kKind set to v, rounded once.
+template <int kKind>
+HWY_INLINE void StoreKind(void *p, int64_t j, double v) {
+  if constexpr (kKind == 0) static_cast<double *>(p)[j] = v;
+  if constexpr (kKind == 1) static_cast<float *>(p)[j] = static_cast<float>(v);
+  if constexpr (kKind == 2) static_cast<uint16_t *>(p)[j] = double_to_half(v);
+  if constexpr (kKind == 3) static_cast<uint16_t *>(p)[j] = double_to_bf16(v);
 }
 
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE

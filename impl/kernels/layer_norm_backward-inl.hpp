@@ -1,21 +1,14 @@
-// LayerNormBackward's row kernels (Highway; included by impl/layer_norm_backward.cpp once per
-// target).
-//
-// Contract:
-// - dtypes: rows of FLOAT, FLOAT16 or BFLOAT16 read in place, or gathered double rows (kind 0);
-//   gradInput written as the rows' dtype or as doubles; the weight and the column partials in
-//   double.
-// - accuracy: the row sums S1 = sum(g), S2 = sum(g * xhat) (g = dy * w) in double from the exact
-//   inputs; gradInput = rstd * ((g - c1) - xhat * c2) (c1 = S1 / N, c2 = S2 / N) in double, or in
-//   float where the row's condition-aware bound allows it (VAL-TOL-1: 0.5 ulp + k u S,
-//   k = ceil(log2 N) + 2; the proof is in docs/kernels.md#layernormbackward), then rounded once;
-//   the column partials dy * xhat and dy in double (LN-VALUE-2/3).
-// - special values: the reference's order of operations (rstd last, xhat per element), so inf and
-//   NaN combine as in the reference (LN-SPECIAL-1).
-// - determinism: eight accumulators per row, one per residue j mod 8, added in one fixed order
-//   whatever the vector width; every multiply-add fused on every target (simd::Fma); every float
-//   or double decision taken per row or per lane from its own values. Every target and thread
-//   count gives the same bits (VAL-DET-1).
+// LayerNormBackward's row kernels (Highway; included by impl/layer_norm_backward.cpp per target).
+// Contract (the method and proofs: docs/kernels.md#layernormbackward):
+// - dtypes: rows of FLOAT, FLOAT16, BFLOAT16 in place, or gathered double rows (kind 0); gradInput
+//   as the rows' dtype or doubles; weight and column partials in double.
+// - accuracy: S1 = sum(g), S2 = sum(g xhat) (g = dy w) in double from the exact inputs; gradInput
+//   = rstd ((g - c1) - xhat c2) (c1 = S1/N, c2 = S2/N) in double, or in float where the row's
+//   condition-aware bound allows (VAL-TOL-1), rounded once; partials dy xhat, dy (LN-VALUE-2/3).
+// - special values: the reference's order (rstd last, xhat per element), LN-SPECIAL-1.
+// - determinism: eight accumulators per row (residues j mod 8) added in one fixed order whatever
+//   the vector width; every multiply-add fused (simd::Fma); every float/double choice per row or
+//   lane from its own values: the same bits on every target and thread count (VAL-DET-1).
 
 // ---- target-independent part (the arguments the plan hands to the kernels) ------------------
 #ifndef ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
@@ -24,11 +17,10 @@
 
 namespace aclnn_cpu {
 
-// The values every row of a call shares. w: the weight as doubles, or null; wf: the weight as
-// floats where rows may be float rows, else null; wmax: the largest |wf| (1 without a weight), for
-// LnF16RowInRange; float_kind: gradInput's dtype kind (1 FLOAT, 2 FLOAT16, 3 BFLOAT16) where rows
-// may be float rows, 0 where none may; pw/pb: the block's column partials of dy * xhat and dy, or
-// null.
+// What every row of a call shares. w/wf: the weight as doubles / floats (wf where rows may be
+// float rows), or null; wmax: the largest |wf| (1 without a weight); float_kind: gradInput's kind
+// (1 FLOAT, 2 FLOAT16, 3 BFLOAT16) where rows may be float rows, else 0; pw/pb: the block's column
+// partials of dy * xhat and dy, or null.
 struct LnShared {
   int64_t n = 0;  // elements per row
   const double *w = nullptr;
@@ -38,9 +30,8 @@ struct LnShared {
   double *pw = nullptr, *pb = nullptr;
 };
 
-// One row for LnRow: x and dy (a row in place, or a gathered double row), gi (gradInput's row in
-// place, or a double buffer), the row's mean and rstd, and the next row's x and dy to prefetch
-// (in-place rows; else null).
+// One row for LnRow: x, dy and gi (in place, or double buffers), its mean and rstd, and the next
+// row's x and dy to prefetch (in-place rows; else null).
 struct LnRowArgs {
   const void *x = nullptr, *dy = nullptr;
   void *gi = nullptr;
@@ -48,9 +39,8 @@ struct LnRowArgs {
   const char *next_x = nullptr, *next_dy = nullptr;
 };
 
-// A run of consecutive rows for LnRowsPipelined, read and written in place: row r's x, dy and gi
-// at x[r], dy[r], gi[r], its statistics at mean[r], rstd[r]; stream: 64-byte aligned gradInput
-// rows are written with non-temporal stores.
+// Consecutive rows for LnRowsPipelined, in place: row r at x[r], dy[r], gi[r], mean[r], rstd[r];
+// stream: 64-byte aligned gradInput rows are written with non-temporal stores.
 struct LnRowsArgs {
   int64_t rows = 0;
   const void *const *x = nullptr, *const *dy = nullptr;
@@ -86,39 +76,6 @@ namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 namespace sh = simd::HWY_NAMESPACE;
 
-// Element j of a row of kind k (0: double, 1: float, 2: binary16, 3: bfloat16), exact.
-template <int kKind>
-HWY_INLINE double LnLoad(const void *p, int64_t j) {
-  if constexpr (kKind == 0) return static_cast<const double *>(p)[j];
-  if constexpr (kKind == 1) return static_cast<const float *>(p)[j];
-  if constexpr (kKind == 2) return half_to_float(static_cast<const uint16_t *>(p)[j]);
-  if constexpr (kKind == 3) return bf16_to_float(static_cast<const uint16_t *>(p)[j]);
-}
-template <int kKind, class DD>
-HWY_INLINE hn::Vec<DD> LnLoadV(DD dd, const void *p, int64_t j) {
-  if constexpr (kKind == 0)
-    return hn::LoadU(dd, static_cast<const double *>(p) + j);
-  else
-    return sh::LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
-}
-// One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
-// cheaper round-to-odd route: the same bits).
-template <int kOut, class DD>
-HWY_INLINE void LnStoreV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
-  if constexpr (kOut == 2)
-    hn::StoreU(sh::F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(),
-               static_cast<uint16_t *>(p) + j);
-  else
-    sh::StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
-}
-template <int kKind>
-HWY_INLINE void LnStore(void *p, int64_t j, double v) {
-  if constexpr (kKind == 0) static_cast<double *>(p)[j] = v;
-  if constexpr (kKind == 1) static_cast<float *>(p)[j] = static_cast<float>(v);
-  if constexpr (kKind == 2) static_cast<uint16_t *>(p)[j] = double_to_half(v);
-  if constexpr (kKind == 3) static_cast<uint16_t *>(p)[j] = double_to_bf16(v);
-}
-
 // c1 = S1/n and c2 = S2/n: the eight residue sums added in one fixed order, then the tail
 // j >= n8 element by element (shared by both row kernels, so both give the same bits).
 template <int kIn>
@@ -128,21 +85,18 @@ inline void LnCombineSums(const double *s1v, const double *s2v, int64_t n, const
   double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
   double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
   for (int64_t j = n / 8 * 8; j < n; ++j) {
-    const double d = LnLoad<kIn>(dy, j);
+    const double d = sh::LoadKind<kIn>(dy, j);
     const double g = w ? d * w[j] : d;
     s1 += g;
-    s2 = std::fma(g, (LnLoad<kIn>(x, j) - mean) * rstd, s2);
+    s2 = std::fma(g, (sh::LoadKind<kIn>(x, j) - mean) * rstd, s2);
   }
   const double dn = static_cast<double>(n);
   c1 = s1 / dn;
   c2 = s2 / dn;
 }
 
-// ---- gradInput in float --------------------------------------------------------------------
-// gradInput = rstd * fma(xhat, -c2, g - c1) evaluated in float, with c1 and c2 from the double
-// row sums rounded to float. Rows that may (LnFloatRow) are within VAL-TOL-1's bound; the
-// proof is docs/kernels.md#layernormbackward-gradinput-in-float. Every decision depends on the
-// row's or the lane's own values, so every target and thread count gives the same bits.
+// ---- gradInput in float: rstd * fma(xhat, -c2, g - c1) in float, c1 and c2 rounded to float;
+// within VAL-TOL-1 for the rows LnFloatRow admits (docs/kernels.md#layernormbackward).
 
 // The least N of a float row whose gradInput dtype has kind k (1 FLOAT, 2 or 3 16-bit).
 HWY_INLINE int64_t LnFloatMinN(int k) {
@@ -153,8 +107,8 @@ HWY_INLINE int64_t LnFloatMinN(int k) {
 template <int kIn>
 HWY_INLINE double LnGradInputF64(const void *x, const void *dy, const double *w, double mean,
                                  double rstd, double c1, double c2, int64_t j) {
-  const double d = LnLoad<kIn>(dy, j);
-  const double xh = (LnLoad<kIn>(x, j) - mean) * rstd;
+  const double d = sh::LoadKind<kIn>(dy, j);
+  const double xh = (sh::LoadKind<kIn>(x, j) - mean) * rstd;
   const double g = w ? d * w[j] : d;
   return rstd * std::fma(xh, -c2, g - c1);
 }
@@ -165,8 +119,8 @@ HWY_INLINE void LnPartialsTail(int64_t n8, int64_t n, const void *x, const void 
                                double rstd, double *pw, double *pb) {
   if (!pw && !pb) return;
   for (int64_t j = n8; j < n; ++j) {
-    const double d = LnLoad<kIn>(dy, j);
-    if (pw) pw[j] = std::fma(d, (LnLoad<kIn>(x, j) - mean) * rstd, pw[j]);
+    const double d = sh::LoadKind<kIn>(dy, j);
+    if (pw) pw[j] = std::fma(d, (sh::LoadKind<kIn>(x, j) - mean) * rstd, pw[j]);
     if (pb) pb[j] += d;
   }
 }
@@ -193,10 +147,8 @@ HWY_INLINE bool LnFloatRow(int gi_kind, int64_t n, double c1, double c2, double 
   return f.mean == mean && f.rstd == rstd;
 }
 
-// Whether no float intermediate of a binary16 float row's gradInput can overflow, so that no lane
-// needs the non-finite test (the inputs of a float row are finite, hence at most 65504 in
-// magnitude, and wmax bounds |wf|;
-// docs/kernels.md#layernormbackward-rows-without-the-overflow-test).
+// Whether no float intermediate of a binary16 float row's gradInput can overflow, so no lane needs
+// the non-finite test (docs/kernels.md#layernormbackward-rows-without-the-overflow-test).
 HWY_INLINE bool LnF16RowInRange(const LnRowF32 &f, float wmax) {
   constexpr double kMax = 65504.0, kLimit = 0x1p127;
   const double rstd = std::fabs(static_cast<double>(f.rstd));
@@ -213,31 +165,19 @@ template <int kIn, int kOut>
 HWY_INLINE void LnGradInputF32One(const void *x, const void *dy, const float *wf, void *gi,
                                   const LnRowF32 &f, int64_t j, const double *w, double mean,
                                   double rstd, double c1, double c2) {
-  const auto d = static_cast<float>(LnLoad<kIn>(dy, j));
-  const float xh = (static_cast<float>(LnLoad<kIn>(x, j)) - f.mean) * f.rstd;
+  const auto d = static_cast<float>(sh::LoadKind<kIn>(dy, j));
+  const float xh = (static_cast<float>(sh::LoadKind<kIn>(x, j)) - f.mean) * f.rstd;
   const float g = wf ? d * wf[j] : d;
   const float r = f.rstd * std::fma(xh, f.nc2, g - f.c1);
-  LnStore<kOut>(gi, j, std::isfinite(r) ? r : LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
+  sh::StoreKind<kOut>(gi, j,
+                      std::isfinite(r) ? r : LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
 }
 
-// One row of n elements: x and dy of kind kIn (a row in place, or a gathered double row),
-// gradInput (kGI) written as kind kOut. w: the weight as doubles, or null. pw/pb, when not null,
-// receive dy*xhat and dy added into the block's column partials (LN-VALUE-2).
-//
-// With g = dy*w, xhat = (x - mean)*rstd, S1 = sum(g) and S2 = sum(g*xhat): c1 = S1/n, c2 = S2/n
-// and gradInput = rstd * ((g - c1) - xhat*c2), the inner part one fused multiply-add. The order
-// of the operations is the reference's (rstd applied last, xhat per element), so infinities and
-// NaNs combine as in the reference (LN-SPECIAL-1: distributing rstd turns inf*(a - b) into
-// inf - inf = NaN; folding rstd into S2 skips a 0*inf = NaN term). The row sums use eight
-// accumulators, one per residue j mod 8, whatever the vector width (8/L vectors of L lanes), then
-// add them in one fixed order; every multiply-add is fused on every target (sh::Fma): the
-// arithmetic is the same on every target, so every target gives the same bits.
-// float_kind: gradInput's dtype kind (kOut, or the dtype a double row is scattered to) where rows
-// may be float rows, 0 where none may; wf: the weight as floats (set where float_kind is).
+// One row: x and dy of kind kIn (in place, or gathered doubles), gradInput (kGI) as kind kOut,
+// the column partials added into pw/pb; float_kind: or the dtype a double row is scattered to.
 template <int kIn, int kOut, bool kGI>
 HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
-  // The arguments as locals: the loops below read them after vector stores, which may alias
-  // any memory, and locals stay in registers.
+  // The arguments as locals (in registers; vector stores may alias any memory).
   const int64_t n = shared.n;
   const void *const x = row.x, *const dy = row.dy;
   const double *const w = shared.w;
@@ -259,10 +199,10 @@ HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
     for (int64_t k = 0; k < per8; ++k) {  // residues k*lanes .. k*lanes + lanes - 1
       V a1 = hn::Zero(dd), a2 = hn::Zero(dd);
       for (int64_t j = k * lanes; j < n8; j += 8) {
-        const V d = LnLoadV<kIn>(dd, dy, j);
+        const V d = sh::LoadKindV<kIn>(dd, dy, j);
         const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
         a1 = hn::Add(a1, g);
-        a2 = sh::Fma(dd, g, hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr), a2);
+        a2 = sh::Fma(dd, g, hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, x, j), vm), vr), a2);
       }
       hn::Store(a1, dd, s1v + k * lanes);
       hn::Store(a2, dd, s2v + k * lanes);
@@ -276,38 +216,33 @@ HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
   const bool float_row = kGI && float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, mean, rstd, f);
   constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
   for (int64_t j = 0; j < n8; j += lanes) {
-    // The next row's x and dy (in place rows), fetched while this pass has no reads of its own
-    // from memory: the first pass of the next row then finds them in cache.
+    // The next row's x and dy (in place rows), fetched while this pass reads nothing from memory.
     if (nx != nullptr && (j * kInBytes) % 64 == 0) {
       __builtin_prefetch(nx + j * kInBytes, 0, 3);
       __builtin_prefetch(ndy + j * kInBytes, 0, 3);
     }
-    const V d = LnLoadV<kIn>(dd, dy, j);
-    const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, x, j), vm), vr);
+    const V d = sh::LoadKindV<kIn>(dd, dy, j);
+    const V xh = hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, x, j), vm), vr);
     if (kGI && !float_row) {
       const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-      LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gi, j);
+      sh::StoreKindV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gi, j);
     }
     if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
     if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
   }
   if (kGI && !float_row)
     for (int64_t j = n8; j < n; ++j)
-      LnStore<kOut>(gi, j, LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
+      sh::StoreKind<kOut>(gi, j, LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
   LnPartialsTail<kIn>(n8, n, x, dy, mean, rstd, pw, pb);
   if (float_row)  // gathered or strided rows only: element by element
     for (int64_t j = 0; j < n; ++j)
       LnGradInputF32One<kIn, kOut>(x, dy, wf, gi, f, j, w, mean, rstd, c1, c2);
 }
 
-// ---- rows in place, pipelined -----------------------------------------------------------------
-// The same arithmetic as LnRowT (same operations, same accumulators, same order per row), arranged
-// so that the second pass over row r (its data in cache) and the first pass over row r + 1 (its
-// data arriving from memory) run in one loop: the core computes while the next row streams in,
-// instead of the two alternating (LnRowT's first pass waits on memory, its second on arithmetic).
+// ---- rows in place, pipelined: LnRowT's arithmetic, with row r's second pass (its data in
+// cache) and row r + 1's first pass (its data arriving from memory) in one loop.
 
-// The longest bfloat16 row whose dy and x are kept as floats between its two passes: 8 KB beside
-// the row's 16 KB of double partials, in L1 (the length measured; longer rows convert twice).
+// The longest bfloat16 row whose dy and x are kept as floats between its passes (8 KB, in L1).
 constexpr int64_t kLnKeptMaxN = 1024;
 
 // Row sums' accumulators of one row: eight residues j mod 8 held as 8/L vectors of L lanes.
@@ -330,9 +265,8 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
   LnCombineSums<kIn>(s1v, s2v, n, x, dy, w, mean, rstd, c1, c2);
 }
 
-// One step of the first pass at element j (residue group k) of a row, with the row's additions to
-// the column partials pw/pb (when not null): the same operations as LnRowT's second loop, moved
-// here so that the second pass needs no double values and can run in float.
+// One step of a row's first pass at element j, with its additions to the column partials pw/pb
+// (LnRowT's second loop, moved here so that the second pass can run in float).
 template <class DD>
 HWY_INLINE void LnSumStepV(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, hn::Vec<DD> d, hn::Vec<DD> xv,
                            const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
@@ -348,13 +282,13 @@ template <int kIn, class DD>
 HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x, const void *dy,
                           const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
                           double *pb) {
-  LnSumStepV(dd, a1, a2, LnLoadV<kIn>(dd, dy, j), LnLoadV<kIn>(dd, x, j), w, vm, vr, j, pw, pb);
+  LnSumStepV(dd, a1, a2, sh::LoadKindV<kIn>(dd, dy, j), sh::LoadKindV<kIn>(dd, x, j), w, vm, vr, j,
+             pw, pb);
 }
 
-// Sixteen steps of a 16-bit row's first pass from j0 (one float vector, two double vectors: AVX3),
-// which also keep dy and x widened to float in kd/kx for the row's second pass: loading them from
-// there costs no conversion (LayerNorm's 16-bit rows are bound by their count of vector
-// operations). The same values in the same order as two LnSumSteps, so the same bits.
+// Sixteen steps of a 16-bit row's first pass from j0 (AVX3: a float vector is two doubles) that
+// also keep dy and x as floats in kd/kx for the second pass (no second conversion); the same
+// values in the same order as two LnSumSteps.
 template <int kIn, class DD, class DF>
 HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x,
                                 const void *dy, const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr,
@@ -375,12 +309,10 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> &a1, hn::Vec<DD> &a2, 
 #endif
 }
 
-// Elements j .. j + lanes - 1 of a float row's gradInput (LnFloatRow said yes); x, dy, gi: the
-// row; w/c1/c2/mean/rstd: the double values, for lanes recomputed in double; stream: gi + j is
-// aligned to the output vector and is written with a non-temporal store; kBf16Insn: bfloat16
-// gradInput is narrowed by VCVTNEPS2BF16 (sh::BF16FromF32InsnNoSpecial, the same bits); kKept: dy
-// and x from kd/kx, where the row's first pass kept them as floats (LnSumStep16Kept); kChecked:
-// test for non-finite lanes (false only where LnF16RowInRange proved that none can occur).
+// One vector of a float row's gradInput from element j; w/c1/c2/mean/rstd: the double values for
+// lanes recomputed in double; stream: gi + j aligned, stored non-temporally; kBf16Insn: narrowed by
+// VCVTNEPS2BF16 (the same bits); kKept: dy and x from kd/kx (LnSumStep16Kept); kChecked: test for
+// non-finite lanes (false only where LnF16RowInRange rules them out).
 template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked = true, class DF>
 HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *gi,
                                const LnRowF32 &f, int64_t j, bool stream, const double *w,
@@ -427,7 +359,7 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
     hn::Store(out, dout, fixed);
     for (size_t l = 0; l < hn::Lanes(df); ++l)
       if (std::bit_cast<uint32_t>(lane_bad[l]) != 0)
-        LnStore<kOut>(
+        sh::StoreKind<kOut>(
             fixed, static_cast<int64_t>(l),
             LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j + static_cast<int64_t>(l)));
     out = hn::Load(dout, fixed);
@@ -435,11 +367,9 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
   sh::StoreOrStream(out, dout, static_cast<T *>(gi) + j, stream);
 }
 
-// Rows x[i], dy[i] -> gi[i], i < rows, consecutive rows of one block (shared.pw/pb: its partials,
-// or null); mean/rstd: the rows' values; float_kind, wf: as LnRowT's (float_kind is kOut or 0);
-// kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit row's dy and x are kept as floats between its two
-// passes (LnSumStep16Kept; where LnRowsPipelinedK says so), and w, wf, pw and pb are all given, so
-// the loops test none of them (GCC does not unswitch these loops itself).
+// The rows of args, consecutive rows of one block; kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit
+// row's dy and x kept as floats between its passes (LnSumStep16Kept), and w, wf, pw and pb all
+// given, so the loops test none of them (GCC does not unswitch these loops itself).
 template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args) {
   // The arguments as locals (see LnRowT).
@@ -468,8 +398,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   const int64_t n8 = n / 8 * 8, n16 = n / 16 * 16;
   constexpr int64_t kInBytes = kIn == 1 ? 4 : 2;
   LnSums<DD> acc;
-  // The kept floats of elements j < n16 of the row between its passes: row r + 1's first pass
-  // overwrites element j just after row r's second pass has read it.
+  // Kept floats (j < n16): row r + 1's first pass overwrites j just after row r's second read it.
   static_assert(!kKeep || (kIn != 1 && kPer8 == 1 && kLanesF == 16), "AVX3's 16-bit rows only");
   HWY_ALIGN float kept[kKeep ? 2 * kLnKeptMaxN : 1];
   float *const kd = kept, *const kx = kept + (kKeep ? kLnKeptMaxN : 0);
@@ -509,17 +438,12 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
       if (next) {
         start();
         const V vm1 = hn::Set(dd, mean[r + 1]), vr1 = hn::Set(dd, rstd[r + 1]);
-        // Row r + 2's lines are requested into L2 while row r + 1 is read: a row of a few KB is
-        // a page or two, and the hardware prefetchers do not cross pages, so without this the
-        // first pass waits on memory at the start of every row. Into L2, not L1 (L1 holds the
-        // partials and the rows in use). The measurements behind the distance are in
-        // docs/kernels.md#layernormbackward-measurements.
+        // Row r + 2's lines requested into L2 while row r + 1 is read: the hardware prefetchers
+        // do not cross pages (docs/kernels.md#layernormbackward-measurements).
         const char *x2 = r + 2 < rows ? static_cast<const char *>(x[r + 2]) : nullptr;
         const char *d2 = r + 2 < rows ? static_cast<const char *>(dy[r + 2]) : nullptr;
-        // With one vector holding the eight residues (AVX3), its sums and the row pointers are
-        // plain locals, which no store can alias. Kept in acc (a struct the lambdas share), the
-        // sums went through the stack at every step: a chain of store-to-load forwarding per
-        // eight elements, since the partials' double stores might have written them.
+        // With one vector of residues (AVX3), the sums and row pointers as locals no store can
+        // alias (in acc, the partials' stores forced them through the stack at every step).
         V a1 = acc.a1[0], a2 = acc.a2[0];
         const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
         for (int64_t j0 = 0; j0 < n16; j0 += 16) {
@@ -580,14 +504,14 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
           [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
             for (size_t k = 0; k < 16 / kLanes; ++k) {
               const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
-              const V d = LnLoadV<kIn>(dd, dr, j);
-              const V xh = hn::Mul(hn::Sub(LnLoadV<kIn>(dd, xr, j), vm), vr);
+              const V d = sh::LoadKindV<kIn>(dd, dr, j);
+              const V xh = hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, xr, j), vm), vr);
               const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
-              LnStoreV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
+              sh::StoreKindV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
             }
           },
           [&](int64_t j) {
-            LnStore<kOut>(gr, j, LnGradInputF64<kIn>(xr, dr, w, m, rs, c1, c2, j));
+            sh::StoreKind<kOut>(gr, j, LnGradInputF64<kIn>(xr, dr, w, m, rs, c1, c2, j));
           });
     }
     if (next) finish(r + 1, c1, c2);
@@ -595,50 +519,36 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   if (stream) simd::flush_streams();
 }
 
-// One function per instantiation (each its own register allocation: the kernel measured slower
-// when two of them were inlined into one function). Its parameters are the structs' fields one by
-// one: passed in registers as the kernel was measured with (passing the structs themselves changed
-// the register allocation of every instance's loops).
+// One function per instantiation (its own register allocation; two inlined into one measured
+// slower), with the structs' fields as parameters (passing the structs themselves changed the
+// register allocation of every instance's loops).
 template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
                                    const double *rstd, const double *w, const float *wf, float wmax,
                                    double *pw, double *pb, int float_kind, bool stream) {
-  LnShared shared;
-  shared.n = n;
-  shared.w = w;
-  shared.wf = wf;
-  shared.wmax = wmax;
-  shared.float_kind = float_kind;
-  shared.pw = pw;
-  shared.pb = pb;
-  LnRowsArgs args;
-  args.rows = rows;
-  args.x = x;
-  args.dy = dy;
-  args.gi = gi;
-  args.mean = mean;
-  args.rstd = rstd;
-  args.stream = stream;
+  const LnShared shared{
+      .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
+  const LnRowsArgs args{
+      .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
   LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
 }
-// The instance for rows of kind kIn. BFLOAT16 rows keep their floats between the passes where
-// the target's vectors allow it (AVX3) and the row is short enough (kLnKeptMaxN), in an instance
-// for the common call (the weight and both partials given) that tests none of them. Not FLOAT16
-// rows: F16C widens in one operation (docs/kernels.md#layernormbackward-measurements).
+// The instance for rows of kind kIn: BFLOAT16 rows keep their floats (AVX3, rows up to
+// kLnKeptMaxN, the weight and both partials given); docs/kernels.md#layernormbackward-measurements.
 template <int kIn, bool kBf16Insn = false>
-HWY_INLINE void LnRowsPipelinedK(const LnShared &shared, const LnRowsArgs &args) {
+HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
+  const auto run = [&](auto keep) {
+    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value>(
+        a.rows, s.n, a.x, a.dy, a.gi, a.mean, a.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
+        a.stream);
+  };
   if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
                 hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
-    if (shared.n / 16 * 16 <= kLnKeptMaxN && shared.w != nullptr && shared.wf != nullptr &&
-        shared.pw != nullptr && shared.pb != nullptr)
-      return LnRowsPipelinedN<kIn, kIn, kBf16Insn, true>(
-          args.rows, shared.n, args.x, args.dy, args.gi, args.mean, args.rstd, shared.w, shared.wf,
-          shared.wmax, shared.pw, shared.pb, shared.float_kind, args.stream);
+    if (s.n / 16 * 16 <= kLnKeptMaxN && s.w != nullptr && s.wf != nullptr && s.pw != nullptr &&
+        s.pb != nullptr)
+      return run(std::true_type());
   }
-  LnRowsPipelinedN<kIn, kIn, kBf16Insn>(args.rows, shared.n, args.x, args.dy, args.gi, args.mean,
-                                        args.rstd, shared.w, shared.wf, shared.wmax, shared.pw,
-                                        shared.pb, shared.float_kind, args.stream);
+  run(std::false_type());
 }
 
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
@@ -667,21 +577,18 @@ void LnRow(int in_kind, int out_kind, bool want_gi, const LnShared &shared, cons
       LnRowT<kIn, kOut, false>(shared, row);
   };
   using I0 = std::integral_constant<int, 0>;
-  using I1 = std::integral_constant<int, 1>;
-  using I2 = std::integral_constant<int, 2>;
-  using I3 = std::integral_constant<int, 3>;
-  const int k = in_kind != 0 ? in_kind : out_kind;  // the dtype kind in play, if any
-  const bool in_d = in_kind == 0, out_d = out_kind == 0;
-  switch (k) {
+  // The dtype kind in play, kc, on each side that is not a double buffer.
+  const auto pick = [&](auto kc) {
+    return in_kind == 0 ? (out_kind == 0 ? call(I0(), I0()) : call(I0(), kc))
+                        : (out_kind == 0 ? call(kc, I0()) : call(kc, kc));
+  };
+  switch (in_kind != 0 ? in_kind : out_kind) {
     case 1:
-      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I1()))
-                  : (out_d ? call(I1(), I0()) : call(I1(), I1()));
+      return pick(std::integral_constant<int, 1>());
     case 2:
-      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I2()))
-                  : (out_d ? call(I2(), I0()) : call(I2(), I2()));
+      return pick(std::integral_constant<int, 2>());
     case 3:
-      return in_d ? (out_d ? call(I0(), I0()) : call(I0(), I3()))
-                  : (out_d ? call(I3(), I0()) : call(I3(), I3()));
+      return pick(std::integral_constant<int, 3>());
     default:
       return call(I0(), I0());
   }
