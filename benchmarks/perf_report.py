@@ -157,8 +157,18 @@ def stream_floor_for(med, op, dname, threads):
     return med.get(f"Floor/triad_stream/{M16 * es}/{threads}")
 
 
-CASES = [("GeluBackward", "16M"), ("SeluBackward", "16M"), ("LogitGrad", "16M"),
-         ("LayerNormBackward", "16384x1024"), ("GroupedBiasAddGrad", "65536x1024_g64")]
+# The benchmarked shape of each op (bench_impl's Case/<op>/...). The ops and their order come from
+# the registry at run time (registry_ops; tests/lists/op_lists.json checks this table against it).
+SHAPES = {"GeluBackward": "16M", "SeluBackward": "16M", "LogitGrad": "16M",
+          "LayerNormBackward": "16384x1024", "GroupedBiasAddGrad": "65536x1024_g64"}
+CASES = []  # (op, shape) in the registry's order, set by main()
+
+
+def registry_ops(cli):
+    """The registry's op names in its order (`aclnn-conform list ops`)."""
+    out = subprocess.run([cli, "list", "ops"], check=True, capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines()
+            if len(line.split()) > 1 and line.split()[1].startswith("aclnn")]
 
 
 CPU_MODEL = "unknown CPU"
@@ -275,6 +285,8 @@ def main():
     global TARGET, TORCH_VERSION
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
+    ap.add_argument("--cli", default=None,
+                    help="aclnn-conform, for the registry's ops (default <build>/cli/aclnn-conform)")
     ap.add_argument("--doc", default="docs/performance.md")
     ap.add_argument("--json", default=None, help="also write the raw medians here")
     ap.add_argument("--rounds", type=int, default=3,
@@ -284,6 +296,12 @@ def main():
                     help="repeat the 16 M-element calls on cached data (as reports before the "
                          "ninth round did) instead of starting each cold")
     a = ap.parse_args()
+    ops = registry_ops(a.cli or os.path.join(a.build, "cli", "aclnn-conform"))
+    CASES.extend((op, SHAPES[op]) for op in ops if op in SHAPES)
+    for op in ops:
+        if op not in SHAPES:
+            print(f"perf_report: {op} has no benchmarked shape (SHAPES): not in the report",
+                  file=sys.stderr)
     global ROUNDS
     ROUNDS = max(1, a.rounds)
     global CPU_MODEL, LLC_MIB

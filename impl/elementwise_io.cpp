@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "impl/dtype.hpp"
-#include "impl/elementwise_math.hpp"
+#include "impl/exact_arith.hpp"
 #include "impl/simd.hpp"
 
 namespace aclnn_cpu::ew {

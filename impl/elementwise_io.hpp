@@ -1,5 +1,5 @@
-// Block-wise loads and stores of the elementwise ops (GeluBackward, SeluBackward, LogitGrad): the
-// inputs of one block as floats holding values of the computation dtype (FLOAT, FLOAT16 or
+// Block-wise loads and stores of the elementwise ops (two inputs, one output): the inputs of one
+// block as floats holding values of the computation dtype (FLOAT, FLOAT16 or
 // BFLOAT16 values are all exact floats), results rounded once to the output dtype. Contiguous
 // 16-bit runs go through the vectorised conversions of impl/simd.hpp; strided, broadcast and
 // integer inputs through dtype.hpp's scalar ones (the same results). Private to impl/.

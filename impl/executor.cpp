@@ -38,9 +38,9 @@ Registry &registry() {
 
 }  // namespace
 
-aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
-                             std::function<void(void *)> run, uint64_t *workspaceSize,
-                             aclOpExecutor **executor) {
+aclnnStatus publish_executor_with_status(const char *op, uint64_t workspace_size,
+                                         std::function<aclnnStatus(void *)> run,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor) {
   std::unique_ptr<aclOpExecutor> e;
   try {
     e = std::make_unique<aclOpExecutor>();
@@ -60,6 +60,18 @@ aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
+                             std::function<void(void *)> run, uint64_t *workspaceSize,
+                             aclOpExecutor **executor) {
+  return publish_executor_with_status(
+      op, workspace_size,
+      [run = std::move(run)](void *workspace) {
+        run(workspace);
+        return ACLNN_SUCCESS;
+      },
+      workspaceSize, executor);
+}
+
 aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize,
                          aclOpExecutor *executor) {
   // Out of memory (copying the plan, a plan's buffers, a table built at first use; parallel_for
@@ -67,7 +79,7 @@ aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize
   return guard_abi(op, [&] {
     if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, op, "executor is NULL");
     auto &r = registry();
-    std::function<void(void *)> run;
+    std::function<aclnnStatus(void *)> run;
     {
       std::lock_guard lock(r.mutex);
       if (r.live.count(executor) == 0)
@@ -87,8 +99,7 @@ aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize
       run = executor->repeatable ? executor->run : std::move(executor->run);
       if (!executor->repeatable) r.release(executor);
     }
-    run(workspace);
-    return ACLNN_SUCCESS;
+    return run(workspace);
   });
 }
 

@@ -9,8 +9,9 @@
 
 struct aclOpExecutor {
   // The planned computation; views were captured by value, so the caller may destroy its
-  // aclTensor objects between the two phases.
-  std::function<void(void *workspace)> run;
+  // aclTensor objects between the two phases. Its status is phase two's (a failure recorded with
+  // fail(); the library's own plans cannot fail and answer ACLNN_SUCCESS).
+  std::function<aclnnStatus(void *workspace)> run;
   uint64_t workspace_size = 0;
   bool repeatable = false;
   const char *op = "";
@@ -22,6 +23,11 @@ namespace aclnn_cpu {
 aclnnStatus publish_executor(const char *op, uint64_t workspace_size,
                              std::function<void(void *)> run, uint64_t *workspaceSize,
                              aclOpExecutor **executor);
+// The same for a plan whose run can fail with a status of its own (an adapter over another
+// library, suts/).
+aclnnStatus publish_executor_with_status(const char *op, uint64_t workspace_size,
+                                         std::function<aclnnStatus(void *)> run,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
 
 // Phase two: ABI-TWOPHASE-3/4 checks, then runs and (unless repeatable) releases the executor.
 aclnnStatus run_executor(const char *op, void *workspace, uint64_t workspaceSize,

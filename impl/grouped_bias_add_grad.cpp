@@ -1,14 +1,24 @@
 // aclnnGroupedBiasAddGrad and V2 (spec grouped_bias_add_grad.md): per group, the sum of gradY's
 // rows. With groupIdx (rank-2 gradY) the groups are row ranges given by end offsets (type 0) or
-// sizes (type 1); without it (rank-3 gradY [G, C, H]) group g is gradY[g, :, :].
+// sizes (type 1); without it (rank-3 gradY [G, C, H]) group g is gradY[g, :, :]. The checks in the
+// specification's order, the plan and the entry points; the row accumulation is in
+// impl/kernels/grouped_bias_add_grad-inl.hpp (its contract and accuracy there).
 //
-// Values (GBAG-VALUE-3, VAL-DET-1): sums accumulate in double and are rounded once to the output
-// dtype; 16-bit rows are first summed eight at a time in float as a fixed tree (three roundings
-// of 2^-24 at most, within VAL-TOL-1's condition-aware bound; simd::accumulate_rows_f64). A
-// group's rows are cut into blocks of a fixed number of rows (a function of H only, never
-// of the thread count); each block is summed in row order, and a group of several blocks adds its
-// block sums in block order, kept meanwhile in the caller's workspace. The order of every addition
-// is therefore fixed, and results are bitwise identical for any ACLNN_CPU_NUM_THREADS.
+// Plan (GBAG-VALUE-3, VAL-DET-1): a group's rows are cut into blocks of a fixed number of rows (a
+// function of H only, never of the thread count); each block is summed in row order, and a group
+// of several blocks adds its block sums in block order, kept meanwhile in the caller's workspace.
+// The order of every addition is therefore fixed, and results are bitwise identical for any
+// ACLNN_CPU_NUM_THREADS.
+#include "impl/simd_targets.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/grouped_bias_add_grad.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "impl/kernels/grouped_bias_add_grad-inl.hpp"
+
+#if HWY_ONCE
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -26,6 +36,15 @@
 #include "impl/simd.hpp"
 
 namespace aclnn_cpu {
+
+// The row accumulation of impl/kernels/grouped_bias_add_grad-inl.hpp on the best target
+// (AccumulateF64, AccumulateRowsF64); declared by the impl tests that run them on every target.
+namespace gbag {
+void accumulate_f64(int kind, const void *src, double *acc, size_t n);
+void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
+                         size_t n, bool prefetch);
+}  // namespace gbag
+
 namespace {
 
 constexpr const char *kOpV1 = "aclnnGroupedBiasAddGrad";
@@ -36,6 +55,9 @@ constexpr int64_t kMaxGroups = 2048;  // GBAG-GMAX-1
 constexpr int64_t kChunkH = 2048;
 constexpr int64_t kBlockElements = int64_t{1} << 18;  // target rows x columns per block
 constexpr int64_t kParallelElements = 65536;          // no thread start-up below this
+
+HWY_EXPORT(AccumulateF64);
+HWY_EXPORT(AccumulateRowsF64);
 
 // A piece of first-pass work: rows [row_begin, row_end) of group g. partial < 0: the block is the
 // whole group and its sums go straight to out; else they go to workspace row `partial`.
@@ -66,18 +88,18 @@ struct Plan {
   int64_t total_elements = 0;  // gradY elements summed
 };
 
-// acc += rows rows at src, row_stride bytes apart, w columns of kind `kind`, in the SIMD layer's
-// order: accumulate_rows_f64 (16-bit rows in eight-row float trees), or under !tree one 16-bit row
-// at a time in double.
+// acc += rows rows at src, row_stride bytes apart, w columns of kind `kind`, in the kernel's
+// order: gbag::accumulate_rows_f64 (16-bit rows in eight-row float trees), or under !tree one
+// 16-bit row at a time in double.
 void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, double *acc, int64_t w,
               bool tree, bool prefetch) {
   if (kind != 1 && !tree) {
     for (int64_t r = 0; r < rows; ++r)
-      simd::accumulate_f64(kind, static_cast<const char *>(src) + r * row_stride, acc,
+      gbag::accumulate_f64(kind, static_cast<const char *>(src) + r * row_stride, acc,
                            static_cast<size_t>(w));
     return;
   }
-  simd::accumulate_rows_f64(kind, src, static_cast<ptrdiff_t>(row_stride),
+  gbag::accumulate_rows_f64(kind, src, static_cast<ptrdiff_t>(row_stride),
                             static_cast<size_t>(rows), acc, static_cast<size_t>(w), prefetch);
 }
 
@@ -362,6 +384,16 @@ aclnnStatus get_workspace_size(const char *op, const aclTensor *gradY, const acl
 }
 
 }  // namespace
+
+// Not inlined into add_rows: the chunk loop calls them as it did when they lived in another file.
+HWY_NOINLINE void gbag::accumulate_f64(int kind, const void *src, double *acc, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF64)(kind, src, acc, n);
+}
+HWY_NOINLINE void gbag::accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride,
+                                            size_t rows, double *acc, size_t n, bool prefetch) {
+  HWY_DYNAMIC_DISPATCH(AccumulateRowsF64)(kind, src, row_stride, rows, acc, n, prefetch);
+}
+
 }  // namespace aclnn_cpu
 
 using namespace aclnn_cpu;
@@ -397,3 +429,4 @@ extern "C" aclnnStatus aclnnGroupedBiasAddGradV2(void *workspace, uint64_t works
   (void)stream;
   return run_executor(kOpV2, workspace, workspaceSize, executor);
 }
+#endif  // HWY_ONCE

@@ -1,13 +1,13 @@
 // aclnnLogitGrad (spec logit_grad.md): out = dy / (x * (1 - x)) inside the eps range, with the
 // seed's specific clauses applied first (LOGIT-EPS-NAN-1 .. LOGIT-DY-NONFINITE-1), then the general
-// rule (LOGIT-VALUE-1, LOGIT-X01-1).
+// rule (LOGIT-VALUE-1, LOGIT-X01-1). The checks in the specification's order, the plan and the
+// entry points; the kernel of the general rule is in impl/kernels/logit_grad-inl.hpp (its contract
+// and accuracy there).
 //
-// Values: x and dy are exact in double; x * (1 - x) and the quotient are evaluated in double
-// (relative error below 2^-51 in all) and rounded once to the output dtype, which keeps fp16/bf16
-// within 1 ulp and fp32 within 2 ulp of the exact value (VAL-TOL-1). eps is compared with x
-// exactly: the upper bound 1 - eps is rounded down to a double, which decides x <= 1 - eps exactly
-// for every double x. The general rule runs in Highway vectors (the same IEEE operations on every
-// target, hence the same bits); the all-NaN/zero/division modes are scalar.
+// Plan: eps decides the mode once (all NaN, all zero, dy / 0, or the general rule); eps is
+// compared with x exactly: the upper bound 1 - eps is rounded down to a double, which decides
+// x <= 1 - eps exactly for every double x. The general rule runs in the kernel; the other modes
+// are scalar.
 #include "impl/simd_targets.hpp"
 
 #undef HWY_TARGET_INCLUDE
@@ -15,51 +15,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <cmath>
-#include <limits>
-
-#include "impl/simd-inl.hpp"
-
-HWY_BEFORE_NAMESPACE();
-namespace aclnn_cpu::HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
-// LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1): x in [lo, hi] gives dy / (x (1 - x)), outside
-// NaN if eps < 0 or x or dy is not finite, else 0. `narrow` (FLOAT16/BFLOAT16 computation): in
-// float vectors, twice the lanes; x (1 - x) and the quotient are within 3 * 2^-24 relative (1 - x
-// is exact for x >= 1/2, and x (1 - x) rounds to x exactly where 1 - x rounds to 1 in float), so
-// the one rounding to 16 bits stays within 0.51 ulp; [lo, hi] becomes the float range holding the
-// same floats (rounded inwards), so the comparison stays exact.
-void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, const void *dy,
-                      void *out, size_t n, double lo, double hi, bool neg_eps, int stream) {
-  float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
-  if (static_cast<double>(lo_f) < lo) lo_f = std::nextafter(lo_f, HUGE_VALF);
-  if (static_cast<double>(hi_f) > hi) hi_f = std::nextafter(hi_f, -HUGE_VALF);
-  const auto f = [&](auto d, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
-    using T = hn::TFromD<decltype(d)>;
-    constexpr bool kF32 = sizeof(T) == 4;
-    const auto zero = hn::Zero(d);
-    // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
-    const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(d, T{1}), vx)), zero);
-    const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
-    // False for NaN and infinite x.
-    const auto inside = hn::And(hn::Ge(vx, hn::Set(d, kF32 ? lo_f : static_cast<T>(lo))),
-                                hn::Le(vx, hn::Set(d, kF32 ? hi_f : static_cast<T>(hi))));
-    const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
-    if (neg_eps) return hn::IfThenElse(inside, q, nan);
-    const auto max = hn::Set(d, std::numeric_limits<T>::max());
-    const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
-    return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
-  };
-  if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, x, dy, out, n, stream, f);
-  else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, stream, f);
-}
-
-}  // namespace aclnn_cpu::HWY_NAMESPACE
-HWY_AFTER_NAMESPACE();
+#include "impl/kernels/logit_grad-inl.hpp"
 
 #if HWY_ONCE
 #include <algorithm>

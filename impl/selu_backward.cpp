@@ -1,18 +1,11 @@
 // aclnnSeluBackward (spec selu_backward.md): with y = result (the forward output) and dy =
-// gradOutput, gradInput = dy * lambda where y >= 0 (including +/-0, SELU-ZERO-1) and
-// dy * (y + lambda*alpha) where y < 0; NaN y gives NaN (SELU-NAN-1).
+// gradOutput, gradInput = dy * lambda where y >= 0 and dy * (y + lambda*alpha) where y < 0. The
+// checks in the specification's order, the plan and the entry points; the kernels are in
+// impl/kernels/selu_backward-inl.hpp (their contract and accuracy there).
 //
-// Float dtypes: the result is the exact value correctly rounded (VAL-EXACT-1), in Highway vectors
-// (the same IEEE operations on every target, so every target gives the same bits). The common case
-// is one product dy * f in double (FLOAT) or in float (contiguous fp16/bf16 outputs) whose error
-// bound is far below the output's rounding; a vector with a lane whose product lies near a midpoint
-// of the output format (or outside its normal range, zero, inf, NaN) is recomputed exactly: the
-// factor and the product as a double-double, rounded to odd in one double, then once to the output
-// dtype. The inputs are exact in float; a block is staged through L1 only where it is not already
-// a contiguous run (impl/elementwise_io.hpp). INT8/INT32 (SELU-INT-1): the exact value is
-// needed to round to nearest even, so the factor is a double-double (lambda and lambda*alpha from
-// the spec's 32-digit decimals), the product is formed exactly with an FMA, and
-// ew::round_dd_to_int rounds and saturates (scalar; integers are not a fast path).
+// Plan: the views (one shape, no broadcasting) are walked as coalesced runs
+// (impl/strided_loop.hpp); float dtypes in blocks staged through L1 only where a run is not
+// already contiguous (impl/elementwise_io.hpp), integers element by element.
 #include "impl/simd_targets.hpp"
 
 #undef HWY_TARGET_INCLUDE
@@ -20,228 +13,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <bit>
-#include <cstdint>
-
-#include "impl/elementwise_math.hpp"
-#include "impl/simd-inl.hpp"
-
-HWY_BEFORE_NAMESPACE();
-namespace aclnn_cpu::HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// dy * (y >= 0 ? lambda : (y + la_hi) + la_lo) as a double rounded to odd: its one rounding to
-// fp16/bf16/float that follows is the correct rounding of the exact value.
-template <class DD>
-HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
-  const hn::RebindToSigned<decltype(dd)> di;
-  const auto zero = hn::Zero(dd);
-  // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
-  // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
-  const auto la = hn::Set(dd, ew::kSeluLambdaAlphaHi);
-  const auto s = hn::Add(vy, la);
-  const auto bb = hn::Sub(s, vy);
-  const auto e = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
-  // y >= 0 is false for NaN; the NaN then propagates through y + lambda*alpha.
-  const auto pos = hn::Ge(vy, zero);
-  const auto fh = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), s);
-  const auto fl = hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaLo),
-                                 hn::Add(e, hn::Set(dd, ew::kSeluLambdaAlphaLo)));
-  // hi + lo = dy * (fh + fl) to about 2^-100 relative: Dekker's exact product (no FMA, so every
-  // target gives the same bits) plus dy * fl.
-  const auto split = [&](auto a, auto &ah, auto &al) {
-    const auto c = hn::Mul(hn::Set(dd, 134217729.0), a);
-    ah = hn::Sub(c, hn::Sub(c, a));
-    al = hn::Sub(a, ah);
-  };
-  const auto hi = hn::Mul(vdy, fh);
-  auto ah = zero, al = zero, bh = zero, bl = zero;
-  split(vdy, ah, al);
-  split(fh, bh, bl);
-  const auto err =
-      hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
-              hn::Mul(al, bl));
-  const auto lo = hn::Add(err, hn::Mul(vdy, fl));
-  // Normalised (|lo2| <= ulp(hi2) / 2, Fast2Sum): where y + lambda*alpha cancels (y near
-  // -lambda*alpha, fh exact and small), dy * fl can be many ulps of hi; rounding hi to odd against
-  // that lo was not the exact value's rounding (e.g. dy = 0x1.e587fep0, y = -1.75 rounded down).
-  const auto finite = hn::IsFinite(hi);  // lo is finite where hi is (finite dy and y)
-  const auto hi2 = hn::Add(hi, lo);
-  const auto lo2 = hn::Sub(lo, hn::Sub(hi2, hi));
-  // Rounded to odd (truncate hi2 + lo2 toward zero, set the last bit when inexact): the one
-  // rounding to fp16/bf16/float that follows is then the correct rounding of the exact value
-  // (VAL-EXACT-1), also where hi2 alone is a tie, e.g. at the overflow threshold.
-  const auto hb = hn::BitCast(di, hi2);
-  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo2)), hn::Zero(di));
-  const auto odd =
-      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
-  const auto inexact = hn::And(hn::Ne(lo2, zero), finite);
-  // lo == 0 (dy = +/-0 included): hi itself, with its sign; inf/NaN: hi, payload kept.
-  const auto exact = hn::IfThenElse(hn::And(finite, hn::Ne(lo, zero)), hi2, hi);
-  return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
-}
-
-// True in the lanes whose rounding of p to an output with kDrop fewer significand bits needs the
-// exact path: p's discarded bits are within kMargin units of a midpoint, or |p| is outside the
-// output's normal range [min_normal, max_finite] (checked as one unsigned comparison of the bits
-// without the sign, so NaN, inf and zero fall outside; AVX-512 float vectors: one operation, see
-// below). For double and float vectors alike.
-template <int kDrop, int kMargin, class D>
-HWY_INLINE hn::Mask<D> NearMidpoint(D d, hn::Vec<D> p) {
-  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
-  const hn::RebindToUnsigned<D> du;
-  constexpr U kHalf = U{1} << (kDrop - 1);
-  const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, static_cast<U>((U{1} << kDrop) - 1)));
-  return hn::RebindMask(d, hn::Lt(hn::Sub(rest, hn::Set(du, static_cast<U>(kHalf - kMargin))),
-                                  hn::Set(du, static_cast<U>(2 * kMargin + 1))));
-}
-template <int kDrop, int kMargin, class D>
-HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_normal,
-                                          hn::TFromD<D> max_finite) {
-  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
-  const hn::RebindToUnsigned<D> du;
-  const auto near_mid = hn::RebindMask(du, NearMidpoint<kDrop, kMargin>(d, p));
-#if HWY_TARGET == HWY_AVX3
-  if constexpr (sizeof(U) == 4 && hn::MaxLanes(D()) == 16) {
-    // One operation for the range test, where the portable one takes three: on cores that run
-    // AVX-512 as two halves the 16-bit SELU loop is bound by its count of operations (without any
-    // range test bf16 16M took 4.5 against 5.5 ms). Finite lanes above max_finite need no exact
-    // path: the rounding boundary to inf (0x1.ffp127 for bfloat16, 65520 for fp16) is a midpoint
-    // NearMidpoint tests, so where it does not fire the exact value lies on p's side of that
-    // boundary and rounds as p does. float's min normal (bfloat16): VFPCLASSPS for zero,
-    // subnormal, inf and NaN; fp16's 2^-14: |p| not >= min_normal, unordered (true for NaN; p
-    // cannot overflow float there, |dy| <= 65504 and |f| < 65506). The fast and exact paths give
-    // the same bits, so targets that decide differently agree. 1 thread, 16M, medians of
-    // alternating runs: bf16 5.03 -> 4.84 and 5.14 -> 4.90 ms, fp16 4.99 -> 4.71 ms.
-    (void)max_finite;
-    // !(|p| >= min_normal) is !(min_normal <= |p|): simd::NotLe's one comparison.
-    const hn::Mask<D> outside =
-        min_normal == 0x1p-126f ? hn::Mask<D>{_mm512_fpclass_ps_mask(p.raw, 0xbf)}
-                                // NaN, +-0, +-inf, subnormal
-                                : simd::HWY_NAMESPACE::NotLe(d, hn::Set(d, min_normal), hn::Abs(p));
-    return hn::Or(hn::RebindMask(d, near_mid), outside);
-  }
-#endif
-  const U lo = static_cast<U>(std::bit_cast<U>(min_normal) << 1);
-  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(max_finite) << 1) - lo);
-  const auto out_of_range =
-      hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, lo)), hn::Set(du, span));
-  return hn::RebindMask(d, hn::Or(near_mid, out_of_range));
-}
-
-// The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
-// below 2^-51 (f: two roundings, or one where y + la_hi is exact by Sterbenz and small; lambda_lo
-// omitted: 2^-54; the product: 2^-53), i.e. within 4 ulps of p. Rounding p to the output then
-// gives the correctly rounded exact value unless a rounding boundary (a midpoint of the output
-// format) lies within that distance: the vector is recomputed exactly (SeluGradExact, same bits)
-// when a lane's discarded bits are within kMargin ulps of a midpoint, or p is outside the output's
-// normal range (subnormal output, overflow, the overflow-threshold tie of VAL-OVERFLOW-1), zero,
-// inf or NaN (payloads as before). kOut 0 (a double for a strided output, rounded later to an
-// unknown dtype): exact path.
-template <int kOut, class DD>
-HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
-  if constexpr (kOut == 0) {
-    return SeluGradExact(dd, vdy, vy);
-  } else {
-    const auto pos = hn::Ge(vy, hn::Zero(dd));
-    const auto neg_f = hn::Add(hn::Add(vy, hn::Set(dd, ew::kSeluLambdaAlphaHi)),
-                               hn::Set(dd, ew::kSeluLambdaAlphaLo));
-    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(dd, ew::kSeluLambdaHi), neg_f));
-    // Bits of the double below the output's precision (float 24, fp16 11, bf16 8 bits).
-    constexpr int kDrop = kOut == 1 ? 29 : kOut == 2 ? 42 : 45;
-    constexpr double kMinNormal = kOut == 2 ? 0x1p-14 : 0x1p-126;
-    constexpr double kMaxFinite = kOut == 1 ? 0x1.fffffep127 : kOut == 2 ? 65504.0 : 0x1.fep127;
-    const auto redo = NeedsExactRounding<kDrop, 16>(dd, p, kMinNormal, kMaxFinite);
-    if (HWY_UNLIKELY(!hn::AllFalse(dd, redo))) return SeluGradExact(dd, vdy, vy);
-    return p;
-  }
-}
-
-// ---- 16-bit outputs: float vectors (twice the lanes) -----------------------------------------
-// lambda, and lambda*alpha as a float-float (the low part off by 2.4e-16).
-constexpr float kLambdaF = 0x1.0cfabep+0f;  // relative error 3.3e-8
-constexpr float kLambdaAlphaHiF = 0x1.c212ccp+0f, kLambdaAlphaLoF = 0x1.903c0cp-26f;
-
-// The correctly rounded result for a vector of floats, as the 16-bit result of kOut (2: binary16,
-// 3: bfloat16) widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1:
-// the float result (a FLOAT output; not used: FLOAT is computed in double vectors). Through the
-// double product first (SeluGradFast: its margin is 2^29 times finer than the float one's, so it
-// settles nearly every lane the float product could not), which itself falls back to the exact
-// double-double path where it cannot decide.
-template <int kOut, class DD>
-HWY_INLINE hn::Vec<hn::Rebind<float, DD>> SeluGradExactAsF32(DD dd, hn::Vec<DD> vdy,
-                                                             hn::Vec<DD> vy) {
-  const hn::Rebind<float, DD> df;
-  const auto r = SeluGradFast<kOut>(dd, vdy, vy);
-  if constexpr (kOut == 2)
-    return simd::HWY_NAMESPACE::F32FromF16(df, simd::HWY_NAMESPACE::F16FromF64(dd, r));
-  else if constexpr (kOut == 3)
-    return simd::HWY_NAMESPACE::F32FromBF16(df, simd::HWY_NAMESPACE::BF16FromF64(dd, r));
-  else
-    return simd::HWY_NAMESPACE::F32FromF64(dd, r);
-}
-template <int kOut, class DF>
-HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
-#if HWY_TARGET == HWY_SCALAR
-  (void)df;  // one lane: no halves to combine
-  const hn::Rebind<double, DF> dd;
-  return SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, vdy), hn::PromoteTo(dd, vy));
-#else
-  const hn::Repartition<double, DF> dd;
-  const hn::Half<DF> dh;
-  const auto lo = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, vdy)),
-                                           hn::PromoteTo(dd, hn::LowerHalf(dh, vy)));
-  const auto hi = SeluGradExactAsF32<kOut>(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, vdy)),
-                                           hn::PromoteTo(dd, hn::UpperHalf(dh, vy)));
-  return hn::Combine(df, hi, lo);
-#endif
-}
-
-// SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
-// p = dy * f in float, relative error below 3.5 * 2^-24 (lambda_f 0.56, f two roundings or one
-// where y + la_hi_f is exact (Sterbenz), la_lo_f's error at most 0.5 where y + lambda*alpha
-// cancels, the product 1; in units 2^-24), i.e. less than 3.5 float ulps from p; the 16-bit
-// rounding of p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within
-// kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
-// vectors take the double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
-// of fp16 vectors (0.2 % of bf16) do on random data.
-template <int kOut, class DF>
-HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
-  if constexpr (kOut != 2 && kOut != 3) {
-    return SeluGradExactF32<kOut>(df, vdy, vy);
-  } else {
-    const auto pos = hn::Ge(vy, hn::Zero(df));
-    const auto neg_f =
-        hn::Add(hn::Add(vy, hn::Set(df, kLambdaAlphaHiF)), hn::Set(df, kLambdaAlphaLoF));
-    const auto p = hn::Mul(vdy, hn::IfThenElse(pos, hn::Set(df, kLambdaF), neg_f));
-    constexpr int kDrop = kOut == 2 ? 13 : 16;  // float bits below fp16's 11 / bf16's 8
-    constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
-    constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
-    const auto redo = NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
-    return p;
-  }
-}
-
-// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
-// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors;
-// `stream`: non-temporal stores (simd::stream_output).
-void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
-                   size_t n, int stream) {
-  if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n, stream,
-                                     [](auto kind, auto df, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-                                       return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy);
-                                     });
-  else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, stream,
-                                  [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-                                    return SeluGradFast<decltype(kind)::value>(dd, vdy, vy);
-                                  });
-}
-
-}  // namespace aclnn_cpu::HWY_NAMESPACE
-HWY_AFTER_NAMESPACE();
+#include "impl/kernels/selu_backward-inl.hpp"
 
 #if HWY_ONCE
 #include <algorithm>
@@ -252,7 +24,6 @@ HWY_AFTER_NAMESPACE();
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
 #include "impl/elementwise_io.hpp"
-#include "impl/elementwise_math.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
 #include "impl/simd.hpp"
@@ -263,31 +34,6 @@ namespace {
 
 constexpr const char *kOp = "aclnnSeluBackward";
 
-struct TI8 {
-  using S = int8_t;
-};
-struct TI32 {
-  using S = int32_t;
-};
-
-// Integers: y and dy exact, no NaN/inf. Factor f = fh + fl (double-double).
-template <typename T>
-typename T::S selu_grad_int(typename T::S dy_s, typename T::S y_s) {
-  const double dy = static_cast<double>(dy_s), y = static_cast<double>(y_s);
-  double fh, fl;
-  if (y >= 0) {
-    fh = ew::kSeluLambdaHi;
-    fl = ew::kSeluLambdaLo;
-  } else {
-    double e;
-    ew::two_sum(y, ew::kSeluLambdaAlphaHi, fh, e);
-    fl = e + ew::kSeluLambdaAlphaLo;
-  }
-  double p, pe;
-  ew::two_prod(dy, fh, p, pe);
-  return ew::round_dd_to_int<typename T::S>(p, pe + dy * fl);
-}
-
 // One inner run of an integer dtype: n elements with byte strides (gradInput, gradOutput, result).
 template <typename T>
 void selu_run_int(char *out, const char *dy, const char *y, int64_t so, int64_t sdy, int64_t sy,
@@ -297,7 +43,7 @@ void selu_run_int(char *out, const char *dy, const char *y, int64_t so, int64_t 
     S a, b;
     std::memcpy(&a, dy + i * sdy, sizeof a);
     std::memcpy(&b, y + i * sy, sizeof b);
-    const S r = selu_grad_int<T>(a, b);
+    const S r = selu::selu_grad_int<T>(a, b);
     std::memcpy(out + i * so, &r, sizeof r);
   }
 }
@@ -342,9 +88,9 @@ void run_plan(const Plan &plan) {
         [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s, int64_t n) {
           switch (plan.dtype) {
             case ACL_INT8:
-              return selu_run_int<TI8>(p[0], p[1], p[2], s[0], s[1], s[2], n);
+              return selu_run_int<selu::TI8>(p[0], p[1], p[2], s[0], s[1], s[2], n);
             case ACL_INT32:
-              return selu_run_int<TI32>(p[0], p[1], p[2], s[0], s[1], s[2], n);
+              return selu_run_int<selu::TI32>(p[0], p[1], p[2], s[0], s[1], s[2], n);
             default:
               return selu_run_float(plan.dtype, plan.stream, p[0], p[1], p[2], s[0], s[1], s[2], n);
           }

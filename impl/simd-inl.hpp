@@ -18,6 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "impl/dtype.hpp"
 #include "impl/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -50,9 +51,7 @@ HWY_INLINE hn::Vec<DF> F32FromF16Int(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h)
 // IEEE (exact widening; narrowing rounded to nearest even by the immediate, subnormals kept; a NaN
 // made quiet, its payload kept or truncated to the top bits), and the integer versions treat NaN
 // the same way, so both give the same bits for every input (tested on all 2^16 patterns and, label
-// slow, every float). Until the fifth round the integer versions kept signalling NaNs and gave one
-// canonical fp16 NaN, so every F16C conversion tested its vector for NaN and redid those lanes:
-// that test cost LayerNormBackward fp16 a fifth of its time.
+// slow, every float), and no F16C conversion needs a NaN fix-up (docs/kernels.md#f16c).
 #undef ACLNN_SIMD_F16C  // this header is included once per target
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 #define ACLNN_SIMD_F16C 1
@@ -224,9 +223,8 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> BF16FromF64(DD dd, hn::Vec<DD> v) {
 
 // Lambdas passed to the kernels below are marked with this so that GCC inlines them into the
 // vector loop (a call per vector costs more than the work). Not in sanitizer builds: there GCC
-// instruments every forced copy (24 kind pairs x 3 targets x 2 call sites for GELU), and
-// gelu_backward.cpp took over 16 CPU-minutes and 3.7 GB to compile under ASan+UBSan; without the
-// forcing it takes 1 CPU-minute, with the same code run and checked.
+// instruments every forced copy, which multiplies compile time and memory
+// (docs/kernels.md#forced-inlining-and-sanitizers); the same code is run and checked.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ACLNN_SIMD_LAMBDA
 #else
@@ -289,7 +287,7 @@ HWY_INLINE hn::Vec<DD> LoadAsF64(DD dd, const void *p, size_t i) {
 }
 
 // f(d, a, b), or f(std::integral_constant<int, kOut>(), d, a, b) when f takes the output kind (a
-// kernel whose fast path depends on the rounding that follows, e.g. SeluBackward's).
+// kernel whose fast path depends on the rounding that follows).
 template <int kOut, class F, class D>
 HWY_INLINE hn::Vec<D> CallWithKind(F &f, D d, hn::Vec<D> a, hn::Vec<D> b) {
   if constexpr (std::is_invocable_v<F &, std::integral_constant<int, kOut>, D, hn::Vec<D>,
@@ -523,7 +521,7 @@ HWY_INLINE hn::Vec<D> Horner(D d, hn::Vec<D> s, const hn::TFromD<D> (&c)[N]) {
   return p;
 }
 
-// ---- LayerNormBackward's additions (perf-ln) ------------------------------------------------
+// ---- double -> binary16 by way of float --------------------------------------------------
 
 // double -> binary16 bits, one rounding to nearest even: the same bits as F16FromF64, in about a
 // third of the operations on the F16C targets. The double is first rounded to odd at float's 24
@@ -541,6 +539,42 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DD>> F16FromF64ViaOdd(DD dd, hn::Vec<DD>
       hn::IfThenElseZero(hn::Ne(hn::And(b, dropped), hn::Zero(du)), hn::Set(du, uint64_t{1} << 29));
   const auto odd = hn::BitCast(dd, hn::Or(hn::AndNot(dropped, b), sticky));
   return F16FromF32(hn::Rebind<float, DD>(), F32FromF64(dd, odd));
+}
+
+// ---- elements of a run by kind (0: double, 1: float, 2: binary16, 3: bfloat16) ----------------
+
+// Element j of a run of kind kKind, exact.
+template <int kKind>
+HWY_INLINE double LoadKind(const void *p, int64_t j) {
+  if constexpr (kKind == 0) return static_cast<const double *>(p)[j];
+  if constexpr (kKind == 1) return static_cast<const float *>(p)[j];
+  if constexpr (kKind == 2) return half_to_float(static_cast<const uint16_t *>(p)[j]);
+  if constexpr (kKind == 3) return bf16_to_float(static_cast<const uint16_t *>(p)[j]);
+}
+// One vector of doubles from element j of a run of kind kKind, exact.
+template <int kKind, class DD>
+HWY_INLINE hn::Vec<DD> LoadKindV(DD dd, const void *p, int64_t j) {
+  if constexpr (kKind == 0)
+    return hn::LoadU(dd, static_cast<const double *>(p) + j);
+  else
+    return LoadAsF64<kKind>(dd, p, static_cast<size_t>(j));
+}
+// One vector of doubles stored as kind kOut from element j, rounded once (binary16 through the
+// cheaper round-to-odd route: the same bits).
+template <int kOut, class DD>
+HWY_INLINE void StoreKindV(DD dd, hn::Vec<DD> v, void *p, int64_t j) {
+  if constexpr (kOut == 2)
+    hn::StoreU(F16FromF64ViaOdd(dd, v), hn::Rebind<uint16_t, DD>(), static_cast<uint16_t *>(p) + j);
+  else
+    StoreAs<kOut>(dd, v, p, static_cast<size_t>(j));
+}
+// Element j of a run of kind kKind set to v, rounded once.
+template <int kKind>
+HWY_INLINE void StoreKind(void *p, int64_t j, double v) {
+  if constexpr (kKind == 0) static_cast<double *>(p)[j] = v;
+  if constexpr (kKind == 1) static_cast<float *>(p)[j] = static_cast<float>(v);
+  if constexpr (kKind == 2) static_cast<uint16_t *>(p)[j] = double_to_half(v);
+  if constexpr (kKind == 3) static_cast<uint16_t *>(p)[j] = double_to_bf16(v);
 }
 
 }  // namespace aclnn_cpu::simd::HWY_NAMESPACE

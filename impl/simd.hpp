@@ -26,20 +26,10 @@ void f32_to_bf16(const float *src, uint16_t *dst, size_t n);
 void f64_to_f32(const double *src, float *dst, size_t n);
 void f64_to_f16(const double *src, uint16_t *dst, size_t n);
 void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
-
-// acc[i] += src[i] for i < n, src of kind 1 (float), 2 (binary16) or 3 (bfloat16) widened exactly
-// to double; one rounded addition per element (the order of a column's sums is the caller's).
-void accumulate_f64(int kind, const void *src, double *acc, size_t n);
-// acc += `rows` rows at src + r * row_stride bytes, r = 0, 1, ... in that order. FLOAT rows: the
-// additions of accumulate_f64 one row after the other (the same bits), acc loaded and stored once
-// per eight rows. 16-bit rows: each block of eight rows (from the first) is summed per column in
-// float as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) and added to acc in double, or, where
-// that float sum is not finite, the eight values' sequential double sum is added; rows left over
-// after the last block are added one at a time (accumulate_f64). prefetch: the data comes from
-// memory, not cache (the caller's whole input exceeds streaming_threshold_bytes()); the next pass's
-// rows are then requested into L2 (and FLOAT rows' next lines into L1). The same bits either way.
-void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n, bool prefetch = false);
+// f64_to_f16's bits by another route (F16FromF64ViaOdd in simd-inl.hpp: round to odd at float's
+// precision, then to binary16), which the kernels use where it is cheaper; tested against it on
+// every target.
+void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 
 // ---- non-temporal stores ------------------------------------------------------------------------
 // Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal
@@ -50,7 +40,7 @@ void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t
 // every size (for benchmarks and tests).
 bool stream_output(int64_t bytes);
 // The last-level cache's size in bytes (read once), and the share of it above which a call's data
-// counts as not staying cached: stream_output's and GroupedBiasAddGrad's prefetch threshold.
+// counts as not staying cached: stream_output's threshold, and the kernels' for prefetching.
 int64_t last_level_cache_bytes();
 int64_t streaming_threshold_bytes();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every
@@ -84,10 +74,5 @@ std::string current_target_name();
 // Restricts dispatch to `target` (one flag from runnable_targets()); 0 restores the default.
 // Not thread-safe: for tests and benchmarks only.
 void force_target(int64_t target);
-
-// ---- LayerNormBackward's additions (perf-ln) ------------------------------------------------
-// double -> binary16 as LayerNormBackward's row kernel narrows (F16FromF64ViaOdd); the same bits as
-// f64_to_f16 (tested on every target). Defined in impl/layer_norm_backward.cpp.
-void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 
 }  // namespace aclnn_cpu::simd

@@ -1,15 +1,18 @@
-// The mutant shim: a wrapper library that exports the whole aclnn ABI and forwards every call to
-// the built-in libaclnn_cpu.so (loaded privately with RTLD_DEEPBIND), with hooks where one mutant
-// injects one fault. The approach is tests/broken/broken_sut.cpp's, made reusable: the shim
-// records every tensor aclCreateTensor made (the CPU runtime's memory is host memory), so a hook
-// can read the inputs of an op and rewrite its outputs.
+// The mutant shim: the one forwarding layer of the project. A wrapper library that exports the
+// whole aclnn ABI and forwards every call to the built-in libaclnn_cpu.so (loaded privately with
+// RTLD_DEEPBIND), with hooks where a mutant injects one fault. The shim records every tensor
+// aclCreateTensor made (the CPU runtime's memory is host memory), so a hook can read the inputs of
+// an op and rewrite its outputs.
 //
 // A mutant is one source file that defines (strongly) the hooks it needs; the defaults (weak, in
-// shim.cpp) forward unchanged, so the `passthrough` mutant defines none.
+// shim.cpp) forward unchanged, so the `passthrough` mutant defines none. The test libraries
+// libaclnn_broken.so (tests/broken/broken_sut.cpp) and libaclnn_a2_device.so are built the same
+// way. shim.cpp holds the forwarding layer, scalar.cpp the scalar helpers below.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,13 +64,18 @@ struct Call {
   const aclBoolArray *mask_arg = nullptr;
   std::vector<int64_t> normalized_shape;  // LayerNorm (empty if the array is NULL)
   std::vector<bool> mask;                 // LayerNorm
-  uint64_t workspace_size = 0;            // what phase one answered
-  int runs = 0;                           // phase-two calls that reached the real executor
+  // The phase-one output pointers as the caller passed them (NULL included).
+  uint64_t *workspace_size_arg = nullptr;
+  aclOpExecutor **executor_arg = nullptr;
+  uint64_t workspace_size = 0;  // what phase one answered
+  int attempts = 0;             // phase-two calls made with the executor, this one too
+  int runs = 0;                 // phase-two calls that reached the real executor
   bool token = false;  // the executor is a token_executor(): phase two runs it as GeluBackward
   // In-place calls (an output over an input's storage): the inputs' storage as it was before
   // phase two; `in` then points into these copies, so a hook recomputing an output reads the
   // inputs of the call, not what the real kernel wrote over them.
   std::vector<std::vector<char>> in_snapshots;
+  std::vector<void *> in_data;  // the inputs' own storage (in[k].data before any snapshot)
 };
 
 // Hooks: every one has a forwarding default. Return a status from a before_* hook to answer the
@@ -75,6 +83,8 @@ struct Call {
 std::optional<aclnnStatus> before_phase_one(Call &call);
 void after_phase_one(Call &call, aclnnStatus &status, uint64_t *workspace_size,
                      aclOpExecutor **executor);
+// First thing in every phase-two entry point `op`, whatever the executor.
+void on_phase_two_entry(Op op);
 // call is null for an executor the shim does not know (NULL, or never returned by phase one).
 std::optional<aclnnStatus> before_phase_two(Call *call, void *&workspace, uint64_t &workspace_size,
                                             aclOpExecutor *executor);
@@ -87,6 +97,7 @@ std::optional<aclError> before_malloc(void **ptr, size_t size, aclrtMemMallocPol
 std::optional<aclError> before_free(void *ptr);
 std::optional<aclError> before_memcpy(void *dst, size_t dest_max, const void *src, size_t count,
                                       aclrtMemcpyKind kind);
+std::optional<aclError> before_finalize();
 
 // The real library.
 void *real_symbol(const char *name);
@@ -104,8 +115,13 @@ aclTensor *real_tensor(const std::vector<int64_t> &dims, const std::vector<int64
                        int64_t offset, aclDataType dtype, const std::vector<int64_t> &storage,
                        void *data);
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims);
+// f(view) while tensor t is alive (not destroyed) and still over `data`, under the lock that
+// aclDestroyTensor takes: f never runs after the destroy. Returns whether it ran.
+bool with_live_tensor(const aclTensor *t, const void *data,
+                      const std::function<void(const View &)> &f);
 
 // ---- Element access and rounding (helpers for mutants that recompute an output) ----------------
+// The 16-bit formats are rounded by impl/dtype.hpp's scalar conversions (from the value's double).
 bool is_float(aclDataType t);
 // The exact value of one storage element.
 long double load(const View &v, int64_t element);
@@ -141,7 +157,8 @@ void elementwise(const Call &c, F f, Rounding r = Rounding::kNearest) {
   }
 }
 long double gelu_grad_erf(long double x);   // g(x) of GELU-VALUE-1
-long double gelu_grad_tanh(long double x);  // the `tanh-approx` variant
+long double gelu_grad_tanh(long double x);  // the `tanh-approx` variant; limits at +/-inf
+double gelu_grad_tanh_formula(double x);    // its formula in double as written (+/-inf: NaN)
 constexpr long double kSeluLambda = 1.0507009873554804934193349852946L;
 constexpr long double kSeluAlpha = 1.6732632423543772848170429916717L;
 constexpr long double kSeluLambdaAlpha = 1.7580993408473768599402175208123L;

@@ -5,8 +5,9 @@
 # inputs per target and in total; exits 1 if any target reports a finding (crash, sanitizer report,
 # leak, timeout, out-of-memory), whose input lands in build-fuzz/fuzz/artifacts/.
 #   bash scripts/fuzz-long.sh [SECONDS] [TARGET...]      e.g. bash scripts/fuzz-long.sh 60 gelu_backward
-# No TARGET: the six ABI targets; TARGET `framework`: the four parsers of user files (case_json,
-# merge_report, golden_request, clause_list).
+# No TARGET: the ABI targets (one per op and the runtime's, as fuzz/CMakeLists.txt registers them:
+# abi_targets.txt in the build tree); TARGET `framework`: the parsers of user files
+# (framework_targets.txt).
 # ACLNN_FUZZ_BUILD_DIR overrides the build tree; ACLNN_FUZZ_MERGE=1 minimises each working corpus
 # back into fuzz/corpus/<target> afterwards (to grow the committed seeds).
 set -euo pipefail
@@ -14,16 +15,16 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(gelu_backward selu_backward logit_grad layer_norm_backward
-                               grouped_bias_add_grad tensor_runtime)
-if [[ ${targets[*]} == framework ]]; then
-  targets=(case_json merge_report golden_request clause_list)
-fi
 build=${ACLNN_FUZZ_BUILD_DIR:-build-fuzz}
 if [[ ! -f $build/build.ninja ]]; then
   cmake --preset fuzz -B "$build" >/dev/null
 fi
 cmake --build "$build" -j 2 --target fuzzers >/dev/null
+if ((${#targets[@]} == 0)); then
+  mapfile -t targets <"$build/fuzz/abi_targets.txt"
+elif [[ ${targets[*]} == framework ]]; then
+  mapfile -t targets <"$build/fuzz/framework_targets.txt"
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 
 out=$build/fuzz

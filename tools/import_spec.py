@@ -33,24 +33,39 @@ VARIANT = re.compile(r"\*\*variant\*\*\s*`([a-z0-9-]+)`")
 
 
 def clauses_of(path, op):
+    """The file's clauses, and its variant paragraphs: a bullet that is no clause but names
+    variants (the text of the bullet and its continuation lines, joined)."""
     section = ""
     current = None
+    paragraph = None
+    clauses, paragraphs = [], []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
             section = line[3:].strip()
         m = CLAUSE.match(line)
         if m:
             if current:
-                yield current
+                clauses.append(current)
             current = {"id": m.group(1), "op": op, "section": section, "text": m.group(2)}
+            paragraph = None
             continue
         if current and (line.startswith("  ") or (line.strip() and not line.startswith(("-", "#", "`")))):
             current["text"] += " " + line.strip()
         elif current and (not line.strip() or line.startswith(("-", "#"))):
-            yield current
+            clauses.append(current)
             current = None
+        if current is None:
+            if line.startswith("- "):
+                paragraph = [line[2:].strip()]
+                paragraphs.append(paragraph)
+            elif paragraph is not None and line.startswith("  "):
+                paragraph.append(line.strip())
+            else:
+                paragraph = None
     if current:
-        yield current
+        clauses.append(current)
+    texts = [" ".join(" ".join(p).split()) for p in paragraphs]
+    return clauses, [t for t in texts if VARIANT.search(t)]
 
 
 def finish(c):
@@ -77,31 +92,41 @@ def finish(c):
     return c
 
 
+CLAUSE_ID = re.compile(r"\b[A-Z]+(?:-[A-Z0-9]+)+-[0-9]+\b")
+
+
+def attach_paragraph_variants(paragraph, clauses):
+    """A paragraph's variants, each added to the clauses it overrides: those whose IDs its text
+    names; for a variant that names none, those whose condition its text names: a clause "S is P:
+    ..." (e.g. "x is NaN or +-inf") for the words "P S" ("NaN x")."""
+    found = list(VARIANT.finditer(paragraph))
+    for k, m in enumerate(found):
+        end = found[k + 1].start() if k + 1 < len(found) else len(paragraph)
+        text = paragraph[m.end():end]
+        desc = text.replace("**", "").strip().lstrip(":").strip()
+        ids = set(CLAUSE_ID.findall(text))
+        for c in clauses:
+            if ids:
+                hit = c["id"] in ids
+            else:
+                cond = re.match(r"(\S+) is ([^\s:,.]+)", c["text"])
+                hit = bool(cond) and re.search(
+                    r"(?<!\S)" + re.escape(cond.group(2)) + r" " + re.escape(cond.group(1)) +
+                    r"(?![\w])", text) is not None
+            if hit:
+                c["variants"].append({"name": m.group(1), "text": desc})
+
+
 def main():
     root = Path(sys.argv[1])
     out = []
     for name, op in spec_files(root).items():
-        for c in clauses_of(root / name, op):
-            out.append(finish(c))
-    # LogitGrad names two variants in a paragraph of their own rather than under a clause: attach
-    # each to the clauses its text says it overrides.
-    text = (root / "logit_grad.md").read_text(encoding="utf-8")
-    para = text[text.index("The variants, which every known implementation follows"):]
-    para = " ".join(para.split())
-    overrides = {
-        "range-rule": ["LOGIT-EPS-GT1-1", "LOGIT-EPS-EQ1-1", "LOGIT-X-NONFINITE-1",
-                       "LOGIT-DY-NONFINITE-1"],
-        "kernel-nan-x": ["LOGIT-X-NONFINITE-1", "LOGIT-EPS-NAN-1"],
-    }
-    for m in VARIANT.finditer(para):
-        name = m.group(1)
-        rest = para[m.end():]
-        nxt = VARIANT.search(rest)
-        desc = (rest[:nxt.start()] if nxt else rest).split(" - eps is carried")[0]
-        desc = desc.replace("**", "").strip().lstrip(":").strip()
-        for c in out:
-            if c["id"] in overrides.get(name, []):
-                c["variants"].append({"name": name, "text": desc})
+        clauses, paragraphs = clauses_of(root / name, op)
+        clauses = [finish(c) for c in clauses]
+        # Variants named in a paragraph of their own rather than under a clause.
+        for paragraph in paragraphs:
+            attach_paragraph_variants(paragraph, clauses)
+        out.extend(clauses)
     json.dump({"schema": 1, "source": "shared/spec (transcribed by tools/import_spec.py)",
                "clauses": out}, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")

@@ -1,10 +1,11 @@
 // libaclnn_onednn.so: the aclnn ABI (vendor names and signatures, include/) implemented with
 // oneDNN's CPU primitives, as a real third-party system under test for aclnn-conform.
 //
-// Nothing here reimplements the specification's checks. The library owns only what the ABI needs
-// and oneDNN lacks: tensor/array objects, a host runtime, executors, NULL pointers (161001), the
-// mapping of vendor dtypes and views onto oneDNN memory descriptors, and the composition of ops
-// oneDNN has no single primitive for. Phase one builds every memory descriptor, primitive
+// Nothing here reimplements the specification's checks. The tensor/array objects, the host runtime,
+// the executors and the recent error text are the project's one implementation of them (impl/'s
+// host runtime objects, linked in); this file owns only what oneDNN lacks: NULL pointers (161001),
+// the mapping of vendor dtypes and views onto oneDNN memory descriptors, and the composition of
+// ops oneDNN has no single primitive for. Phase one builds every memory descriptor, primitive
 // descriptor and primitive (that is where oneDNN checks its arguments: whatever it refuses is
 // 161002 with oneDNN's message); phase two executes them.
 //
@@ -41,26 +42,13 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "aclnnop/aclnn_selu_backward.h"
+#include "impl/dtype.hpp"
+#include "impl/executor.hpp"
+#include "impl/status.hpp"
+#include "impl/tensor.hpp"
 
 using dnnl::memory;
 using dt = dnnl::memory::data_type;
-
-// ---------------------------------------------------------------------------------------------
-// Objects of the ABI.
-
-struct aclTensor {
-  std::vector<int64_t> dims, strides, storage_dims;
-  int64_t offset = 0;
-  aclDataType dtype = ACL_FLOAT;
-  aclFormat format = ACL_FORMAT_ND;
-  void *data = nullptr;
-};
-struct aclIntArray {
-  std::vector<int64_t> v;
-};
-struct aclBoolArray {
-  std::vector<bool> v;
-};
 
 namespace {
 // One primitive with its arguments, executed in phase two.
@@ -68,51 +56,15 @@ struct Step {
   dnnl::primitive primitive;
   std::unordered_map<int, memory> args;
 };
-}  // namespace
 
-struct aclOpExecutor {
-  const char *op = "";
-  std::vector<Step> steps;
-  bool repeatable = false;
-};
-
-namespace {
-
-thread_local std::string g_error;
-
+// The message recorded for aclGetRecentErrMsg() (impl/status.hpp), and code.
 aclnnStatus fail(aclnnStatus code, const char *op, const std::string &what) {
-  g_error = std::string(op) + ": " + what;
-  return code;
+  return aclnn_cpu::fail(code, op, "{}", what);
 }
 
-// Element size of a vendor dtype (0: unknown enum value). Sizes exist for dtypes oneDNN lacks:
-// such tensors can be created, and the ops refuse them.
+// Element size of a vendor dtype (0: one the host runtime does not hold).
 size_t esize(aclDataType t) {
-  switch (t) {
-    case ACL_INT8:
-    case ACL_UINT8:
-    case ACL_BOOL:
-      return 1;
-    case ACL_FLOAT16:
-    case ACL_BF16:
-    case ACL_INT16:
-    case ACL_UINT16:
-      return 2;
-    case ACL_FLOAT:
-    case ACL_INT32:
-    case ACL_UINT32:
-    case ACL_COMPLEX32:
-      return 4;
-    case ACL_INT64:
-    case ACL_UINT64:
-    case ACL_DOUBLE:
-    case ACL_COMPLEX64:
-      return 8;
-    case ACL_COMPLEX128:
-      return 16;
-    default:
-      return 0;
-  }
+  return aclnn_cpu::dtype_size(t);
 }
 
 std::optional<dt> dnnl_type(aclDataType t) {
@@ -168,10 +120,10 @@ struct View {
     return *d;
   }
   // oneDNN has no rank-0 memory: a scalar is the one-element tensor [1].
-  memory::dims dims() const { return t.dims.empty() ? memory::dims{1} : t.dims; }
+  memory::dims dims() const { return t.view_dims.empty() ? memory::dims{1} : t.view_dims; }
   // Exactly the given view: dims, element strides and dtype; oneDNN validates it.
   memory::desc md() const {
-    const memory::dims strides = t.dims.empty() ? memory::dims{1} : t.strides;
+    const memory::dims strides = t.view_dims.empty() ? memory::dims{1} : t.strides;
     return memory::desc(dims(), require_type(), strides);
   }
   memory mem() const {
@@ -245,10 +197,6 @@ memory eltwise_backward(Plan &p, dnnl::algorithm alg, const memory &diff_dst, co
   return diff_src;
 }
 
-// Live executors: running a released one is reported, not a use after free.
-std::mutex g_mutex;
-std::unordered_set<aclOpExecutor *> g_live;
-
 // Phase one's common end: builds the plan (oneDNN's checks), maps oneDNN's refusal to 161002 and
 // publishes an executor whose phase two executes the steps.
 template <typename Build>
@@ -266,50 +214,25 @@ aclnnStatus plan(const char *op, Build build, uint64_t *workspaceSize, aclOpExec
   } catch (const std::bad_alloc &) {
     return fail(ACLNN_ERR_INNER, op, "out of memory");
   }
-  auto *e = new aclOpExecutor;
-  e->op = op;
-  e->steps = std::move(p.steps);
-  {
-    std::lock_guard lock(g_mutex);
-    g_live.insert(e);
-  }
-  *workspaceSize = 0;
-  *executor = e;
-  return ACLNN_SUCCESS;
+  // Phase two executes the steps (the primitives and memories are shared handles: a repeatable
+  // executor's copy runs the same ones).
+  return aclnn_cpu::publish_executor_with_status(
+      op, 0,
+      [op, steps = std::move(p.steps)](void *) -> aclnnStatus {
+        try {
+          dnnl::stream s(engine());
+          for (const Step &step : steps) step.primitive.execute(s, step.args);
+          s.wait();
+        } catch (const dnnl::error &e) {
+          return fail(ACLNN_ERR_INNER, op, std::string("oneDNN: ") + e.what());
+        }
+        return ACLNN_SUCCESS;
+      },
+      workspaceSize, executor);
 }
 
 aclnnStatus run(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor) {
-  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, op, "executor is NULL");
-  if (workspaceSize > 0 && workspace == nullptr)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, op, "workspace is NULL but workspaceSize > 0");
-  std::vector<Step> steps;
-  {
-    std::lock_guard lock(g_mutex);
-    if (g_live.count(executor) == 0)
-      return fail(ACLNN_ERR_PARAM_INVALID, op, "executor is not live (already run or destroyed)");
-    if (std::strcmp(executor->op, op) != 0)
-      return fail(ACLNN_ERR_PARAM_INVALID, op,
-                  std::string("executor was built by ") + executor->op);
-    if (executor->repeatable) {
-      steps = executor->steps;  // primitives and memories are shared handles
-    } else {
-      steps = std::move(executor->steps);
-      g_live.erase(executor);
-      delete executor;
-    }
-  }
-  try {
-    dnnl::stream s(engine());
-    for (auto &step : steps) step.primitive.execute(s, step.args);
-    s.wait();
-  } catch (const dnnl::error &e) {
-    return fail(ACLNN_ERR_INNER, op, std::string("oneDNN: ") + e.what());
-  }
-  return ACLNN_SUCCESS;
-}
-
-bool mul_overflows(int64_t a, int64_t b, int64_t &r) {
-  return __builtin_mul_overflow(a, b, &r);
+  return aclnn_cpu::run_executor(op, workspace, workspaceSize, executor);
 }
 
 // The elements of an integer index tensor in logical (row-major) order. Reading groupIdx is the
@@ -319,10 +242,10 @@ std::vector<int64_t> read_indices(const View &v) {
     throw NotExpressible{"groupIdx dtype " + std::to_string(static_cast<int>(v.t.dtype)) +
                          " cannot be read as indices (INT32 or INT64)"};
   int64_t n = 1;
-  for (int64_t d : v.t.dims) n *= d;
+  for (int64_t d : v.t.view_dims) n *= d;
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(n));
-  std::vector<int64_t> idx(v.t.dims.size(), 0);
+  std::vector<int64_t> idx(v.t.view_dims.size(), 0);
   for (int64_t k = 0; k < n; ++k) {
     int64_t off = v.t.offset;
     for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * v.t.strides[d];
@@ -331,7 +254,7 @@ std::vector<int64_t> read_indices(const View &v) {
     else
       out.push_back(static_cast<const int64_t *>(v.t.data)[off]);
     for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < v.t.dims[d]) break;
+      if (++idx[d] < v.t.view_dims[d]) break;
       idx[d] = 0;
     }
   }
@@ -341,198 +264,10 @@ std::vector<int64_t> read_indices(const View &v) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Runtime: "device" memory is host memory, streams are tokens, ops finish before they return.
+// The host runtime, tensors, arrays, executors and aclGetRecentErrMsg: impl/'s host runtime
+// objects (runtime.cpp, tensor.cpp, executor.cpp, status.cpp), linked in.
 
 extern "C" {
-
-aclError aclInit(const char *) {
-  return ACL_SUCCESS;
-}
-aclError aclFinalize(void) {
-  return ACL_SUCCESS;
-}
-aclError aclrtSetDevice(int32_t deviceId) {
-  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID;
-}
-aclError aclrtResetDevice(int32_t deviceId) {
-  return deviceId == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID;
-}
-aclError aclrtCreateStream(aclrtStream *stream) {
-  if (stream == nullptr) return ACL_ERROR_INVALID_PARAM;
-  *stream = new char(0);
-  return ACL_SUCCESS;
-}
-aclError aclrtDestroyStream(aclrtStream stream) {
-  if (stream == nullptr) return ACL_ERROR_INVALID_PARAM;
-  delete static_cast<char *>(stream);
-  return ACL_SUCCESS;
-}
-aclError aclrtSynchronizeStream(aclrtStream) {
-  return ACL_SUCCESS;
-}
-
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (devPtr == nullptr || policy < ACL_MEM_MALLOC_HUGE_FIRST ||
-      policy > ACL_MEM_MALLOC_NORMAL_ONLY)
-    return ACL_ERROR_INVALID_PARAM;
-  const size_t rounded = (size + 63) / 64 * 64;
-  void *p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
-  *devPtr = p;
-  return ACL_SUCCESS;
-}
-aclError aclrtFree(void *devPtr) {
-  if (devPtr == nullptr) return ACL_ERROR_INVALID_PARAM;
-  std::free(devPtr);
-  return ACL_SUCCESS;
-}
-aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
-                     aclrtMemcpyKind kind) {
-  if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
-    return ACL_ERROR_INVALID_PARAM;
-  if (count > destMax) return ACL_ERROR_INVALID_PARAM;
-  if (count == 0) return ACL_SUCCESS;
-  if (dst == nullptr || src == nullptr) return ACL_ERROR_INVALID_PARAM;
-  std::memmove(dst, src, count);
-  return ACL_SUCCESS;
-}
-
-const char *aclGetRecentErrMsg(void) {
-  return g_error.c_str();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tensors and arrays. A tensor must describe memory it may touch (non-negative dims, strides and
-// offset, a view inside its storage): oneDNN trusts a memory descriptor's strides over the given
-// handle, so a bad one would be read out of bounds. This is the tensor object's own invariant,
-// not an op check.
-
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t *stride, int64_t offset, aclFormat format,
-                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
-  if ((viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) ||
-      (storageDimsNum > 0 && storageDims == nullptr) || offset < 0 || esize(dataType) == 0 ||
-      viewDimsNum > 64 || storageDimsNum > 64)
-    return nullptr;
-  int64_t view_n = 1, storage_n = 1, last = offset;
-  for (uint64_t i = 0; i < viewDimsNum; ++i)
-    if (viewDims[i] < 0 || stride[i] < 0 || mul_overflows(view_n, viewDims[i], view_n))
-      return nullptr;
-  for (uint64_t i = 0; i < storageDimsNum; ++i)
-    if (storageDims[i] < 0 || mul_overflows(storage_n, storageDims[i], storage_n)) return nullptr;
-  if (view_n > 0) {
-    for (uint64_t i = 0; i < viewDimsNum; ++i) {
-      int64_t step;
-      if (mul_overflows(viewDims[i] - 1, stride[i], step) ||
-          __builtin_add_overflow(last, step, &last))
-        return nullptr;
-    }
-    if (last >= storage_n) return nullptr;
-  }
-  int64_t bytes;
-  if (mul_overflows(storage_n, static_cast<int64_t>(esize(dataType)), bytes)) return nullptr;
-  auto *t = new (std::nothrow) aclTensor;
-  if (t == nullptr) return nullptr;
-  t->dims.assign(viewDims, viewDims + viewDimsNum);
-  t->strides.assign(stride, stride + viewDimsNum);
-  t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
-  t->offset = offset;
-  t->dtype = dataType;
-  t->format = format;
-  t->data = tensorData;
-  return t;
-}
-aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
-  delete tensor;
-  return ACLNN_SUCCESS;
-}
-aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  auto *a = new aclIntArray;
-  a->v.assign(value, value + size);
-  return a;
-}
-aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
-  delete array;
-  return ACLNN_SUCCESS;
-}
-aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  auto *a = new aclBoolArray;
-  a->v.assign(value, value + size);
-  return a;
-}
-aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
-  delete array;
-  return ACLNN_SUCCESS;
-}
-
-namespace {
-aclnnStatus copy_out(const std::vector<int64_t> &v, int64_t **out, uint64_t *n) {
-  if (out == nullptr || n == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *out = new int64_t[v.empty() ? 1 : v.size()];
-  std::copy(v.begin(), v.end(), *out);
-  *n = v.size();
-  return ACLNN_SUCCESS;
-}
-}  // namespace
-
-aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
-  if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->dims, viewDims, viewDimsNum);
-}
-aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue,
-                              uint64_t *stridesNum) {
-  if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->strides, stridesValue, stridesNum);
-}
-aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
-  if (tensor == nullptr || offset == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *offset = tensor->offset;
-  return ACLNN_SUCCESS;
-}
-aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
-                               uint64_t *storageDimsNum) {
-  if (tensor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return copy_out(tensor->storage_dims, storageDims, storageDimsNum);
-}
-aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
-  if (tensor == nullptr || format == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *format = tensor->format;
-  return ACLNN_SUCCESS;
-}
-aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
-  if (tensor == nullptr || dataType == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *dataType = tensor->dtype;
-  return ACLNN_SUCCESS;
-}
-aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
-  if (array == nullptr || size == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *size = array->v.size();
-  return ACLNN_SUCCESS;
-}
-aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size) {
-  if (array == nullptr || size == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  *size = array->v.size();
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
-  std::lock_guard lock(g_mutex);
-  if (executor == nullptr || g_live.count(executor) == 0)
-    return fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable",
-                "executor is NULL or not live");
-  executor->repeatable = true;
-  return ACLNN_SUCCESS;
-}
-aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
-  std::lock_guard lock(g_mutex);
-  if (executor == nullptr || g_live.count(executor) == 0)
-    return fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyAclOpExecutor", "executor is NULL or not live");
-  g_live.erase(executor);
-  delete executor;
-  return ACLNN_SUCCESS;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Ops.
@@ -605,11 +340,11 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     return fail(ACLNN_ERR_PARAM_NULLPTR, op,
                 "gradOut, input, normalizedShape, mean, rstd or outputMask is NULL");
   // The mask selects which of oneDNN's outputs are copied out: three of them.
-  if (outputMask->v.size() != 3)
+  if (outputMask->values.size() != 3)
     return fail(ACLNN_ERR_PARAM_INVALID, op,
                 "outputMask must have 3 elements (gradInput, "
                 "gradWeight, gradBias)");
-  const bool mask[3] = {outputMask->v[0], outputMask->v[1], outputMask->v[2]};
+  const bool mask[3] = {outputMask->values[0], outputMask->values[1], outputMask->values[2]};
   const aclTensor *outs[3] = {gradInputOut, gradWeightOut, gradBiasOut};
   for (int i = 0; i < 3; ++i)
     if (mask[i] && outs[i] == nullptr)
@@ -622,19 +357,19 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
   const View dy{*gradOut}, x{*input}, mu{*mean}, rs{*rstd};
   const auto w = view_of(weightOptional), b = view_of(biasOptional);
   const auto o0 = view_of(gradInputOut), o1 = view_of(gradWeightOut), o2 = view_of(gradBiasOut);
-  const std::vector<int64_t> ns = normalizedShape->v;
+  const std::vector<int64_t> ns = normalizedShape->values;
   return plan(
       op,
       [&](Plan &p) {
         // oneDNN normalizes over the last axis: the input is seen as [M, N], M the product of
         // the leading dims, N = prod(normalizedShape); oneDNN's reshape checks the element count.
-        if (ns.empty() || ns.size() > x.t.dims.size())
+        if (ns.empty() || ns.size() > x.t.view_dims.size())
           throw NotExpressible{"normalizedShape of length " + std::to_string(ns.size()) +
                                " cannot be mapped onto oneDNN's last-axis normalization of a "
                                "rank-" +
-                               std::to_string(x.t.dims.size()) + " input"};
+                               std::to_string(x.t.view_dims.size()) + " input"};
         memory::dim m = 1, n = 1;
-        for (size_t i = 0; i < x.t.dims.size() - ns.size(); ++i) m *= x.t.dims[i];
+        for (size_t i = 0; i < x.t.view_dims.size() - ns.size(); ++i) m *= x.t.view_dims[i];
         for (int64_t d : ns) n *= d;
         const memory::dims rows{m, n}, stat{m}, chan{n};
         const memory xm = reshaped(p.input(x), rows), dym = reshaped(p.input(dy), rows);

@@ -1,5 +1,6 @@
 // libaclnn_broken.so: a deliberately non-conformant aclnn implementation for the framework's own
-// tests. It loads the built-in library privately and forwards the ABI to it, but:
+// tests. It is the mutation shim (mutants/shim.hpp: the built-in library loaded privately, the
+// ABI forwarded to it) with these hooks:
 //   - GeluBackward follows the `tanh-approx` variant (GELU-VALUE-1),
 //   - SeluBackward accepts rank-0 tensors (`any-rank`, SELU-RANK-1) and returns 161002 instead of
 //     161001 for a NULL result (SELU-NULL-1, no known variant),
@@ -24,162 +25,32 @@
 //                  the tensor (at most 2 s; it never writes after the destroy),
 //       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe).
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "acl/acl.h"
-#include "aclnnop/aclnn_gelu_backward.h"
-#include "aclnnop/aclnn_grouped_bias_add_grad.h"
-#include "aclnnop/aclnn_layer_norm_backward.h"
-#include "aclnnop/aclnn_logit_grad.h"
-#include "aclnnop/aclnn_selu_backward.h"
-#include "impl/dtype.hpp"  // header-only conversions
+#include "mutants/shim.hpp"
 
+namespace mutant {
 namespace {
 
-void *real() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  // The sanitizer runtimes refuse RTLD_DEEPBIND (google/sanitizers#611).
-  static void *handle = dlopen(ACLNN_REAL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-#else
-  static void *handle = dlopen(ACLNN_REAL_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-#endif
-  if (!handle) abort();
-  return handle;
-}
-
-template <typename F>
-F fn(const char *name) {
-  return reinterpret_cast<F>(dlsym(real(), name));
-}
-
-// What the shim remembers of each tensor: the arguments of aclCreateTensor.
-struct View {
-  std::vector<int64_t> dims, strides;
-  int64_t offset;
-  aclDataType dtype;
-  void *data;
-  int64_t storage_elements;
-};
-std::mutex mutex;
-std::map<const aclTensor *, View> views;
-std::map<aclOpExecutor *, std::vector<View>> gelu_jobs;     // executors whose output is redone
-std::map<aclOpExecutor *, bool> skipped;                    // executors that must not run
-std::map<aclOpExecutor *, const aclTensor *> gelu_outputs;  // for the hostile modes
-
-View view_of(const aclTensor *t) {
-  std::lock_guard lock(mutex);
-  return views.at(t);
-}
-
-int64_t numel(const View &v) {
-  int64_t n = 1;
-  for (auto d : v.dims) n *= d;
-  return n;
-}
-
-size_t esize(aclDataType t) {
-  switch (t) {
-    case ACL_FLOAT:
-    case ACL_INT32:
-      return 4;
-    case ACL_INT64:
-      return 8;
-    case ACL_INT8:
-    case ACL_UINT8:
-    case ACL_BOOL:
-      return 1;
-    default:
-      return 2;  // FLOAT16, BF16, INT16
-  }
-}
-
-template <typename T>
-T get(const void *p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// Every dtype GELU's promotion admits, with the library's header-only 16-bit conversions.
-double load_at(const void *p, aclDataType t) {
-  switch (t) {
-    case ACL_FLOAT:
-      return get<float>(p);
-    case ACL_INT32:
-      return get<int32_t>(p);
-    case ACL_INT64:
-      return static_cast<double>(get<int64_t>(p));
-    case ACL_INT16:
-      return get<int16_t>(p);
-    case ACL_INT8:
-      return get<int8_t>(p);
-    case ACL_UINT8:
-      return get<uint8_t>(p);
-    case ACL_BOOL:
-      return get<uint8_t>(p) != 0;
-    case ACL_BF16:
-      return aclnn_cpu::bf16_to_float(get<uint16_t>(p));
-    default:
-      return aclnn_cpu::half_to_float(get<uint16_t>(p));
-  }
-}
-
-void store_at(void *p, aclDataType t, double v) {
-  if (t == ACL_FLOAT) {
-    const float f = static_cast<float>(v);
-    std::memcpy(p, &f, 4);
-  } else {
-    const uint16_t h = t == ACL_BF16 ? aclnn_cpu::double_to_bf16(v) : aclnn_cpu::double_to_half(v);
-    std::memcpy(p, &h, 2);
-  }
-}
-
-double load(const View &v, int64_t pos) {
-  return load_at(static_cast<char *>(v.data) + pos * esize(v.dtype), v.dtype);
-}
-
-int64_t position(const View &v, const std::vector<int64_t> &out_dims, int64_t flat) {
-  // Broadcast-aware storage position of output index `flat` in view v.
-  int64_t pos = v.offset;
-  const size_t r = out_dims.size(), rv = v.dims.size();
-  for (size_t k = 0; k < r; ++k) {
-    const size_t d = r - 1 - k;
-    const int64_t i = flat % out_dims[d];
-    flat /= out_dims[d];
-    if (k < rv && v.dims[rv - 1 - k] != 1) pos += i * v.strides[rv - 1 - k];
-  }
-  return pos;
-}
-
-double gelu_tanh_grad(double x) {
-  const double c = std::sqrt(2.0 / M_PI), u = c * (x + 0.044715 * x * x * x), t = std::tanh(u);
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x);
-}
-
-// "thread": keeps changing out's first element while the caller still holds the tensor.
+// "thread": keeps changing out's first element while the caller still holds the tensor (the
+// write happens under the shim's lock on its tensors, so never after aclDestroyTensor).
 void late_writer(const aclTensor *tensor, View out) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (uint8_t k = 1; std::chrono::steady_clock::now() < until; ++k) {
-    {
-      std::lock_guard lock(mutex);
-      const auto it = views.find(tensor);
-      if (it == views.end() || it->second.data != out.data) return;  // destroyed
-      static_cast<uint8_t *>(out.data)[out.offset * static_cast<int64_t>(esize(out.dtype))] ^= k;
-    }
+    const bool alive = with_live_tensor(tensor, out.data, [&](const View &) {
+      static_cast<uint8_t *>(out.data)[out.offset * static_cast<int64_t>(out.element_size())] ^= k;
+    });
+    if (!alive) return;  // destroyed
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
@@ -240,256 +111,117 @@ void hostile_after(const char *how, const aclTensor *out_tensor, const View &out
   } else if (std::strcmp(how, "guard") == 0) {
     // The storage ends here; the caller's memory beyond it is not the op's.
     static_cast<uint8_t *>(
-        out.data)[out.storage_elements * static_cast<int64_t>(esize(out.dtype))] ^= 0xFF;
+        out.data)[out.storage_numel() * static_cast<int64_t>(out.element_size())] ^= 0xFF;
   }
 }
 
-}  // namespace
+// SeluBackward's rank-0 calls run on rank-1 stand-ins of the same elements (real tensors, made in
+// phase one and destroyed when it returns).
+thread_local std::vector<aclTensor *> stand_ins;
 
-extern "C" {
-
-#define FORWARD(ret, name, params, args)            \
-  ACL_FUNC_VISIBILITY ret name params {             \
-    static auto real_fn = fn<ret(*) params>(#name); \
-    return real_fn args;                            \
-  }
-
-FORWARD(aclError, aclInit, (const char *p), (p))
-// With ACLNN_BROKEN_TEARDOWN=fail, aclFinalize reports a failure (ABI-RUNTIME-1).
-ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
-  static auto real_fn = fn<aclError (*)(void)>("aclFinalize");
-  const char *teardown = std::getenv("ACLNN_BROKEN_TEARDOWN");
-  if (teardown != nullptr && std::strcmp(teardown, "fail") == 0) return ACL_ERROR_INVALID_PARAM;
-  return real_fn();
-}
-FORWARD(aclError, aclrtSetDevice, (int32_t d), (d))
-FORWARD(aclError, aclrtResetDevice, (int32_t d), (d))
-FORWARD(aclError, aclrtCreateStream, (aclrtStream * s), (s))
-FORWARD(aclError, aclrtDestroyStream, (aclrtStream s), (s))
-FORWARD(aclError, aclrtSynchronizeStream, (aclrtStream s), (s))
-FORWARD(aclError, aclrtMalloc, (void **p, size_t n, aclrtMemMallocPolicy m), (p, n, m))
-FORWARD(aclError, aclrtFree, (void *p), (p))
-FORWARD(aclError, aclrtMemcpy, (void *d, size_t m, const void *s, size_t c, aclrtMemcpyKind k),
-        (d, m, s, c, k))
-FORWARD(aclIntArray *, aclCreateIntArray, (const int64_t *v, uint64_t n), (v, n))
-FORWARD(aclnnStatus, aclDestroyIntArray, (const aclIntArray *a), (a))
-FORWARD(aclBoolArray *, aclCreateBoolArray, (const bool *v, uint64_t n), (v, n))
-FORWARD(aclnnStatus, aclDestroyBoolArray, (const aclBoolArray *a), (a))
-FORWARD(const char *, aclGetRecentErrMsg, (void), ())
-FORWARD(aclnnStatus, aclSetAclOpExecutorRepeatable, (aclOpExecutor * e), (e))
-FORWARD(aclnnStatus, aclDestroyAclOpExecutor, (aclOpExecutor * e), (e))
-
-ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum,
-                                               aclDataType dataType, const int64_t *stride,
-                                               int64_t offset, aclFormat format,
-                                               const int64_t *storageDims, uint64_t storageDimsNum,
-                                               void *tensorData) {
-  static auto f = fn<decltype(&aclCreateTensor)>("aclCreateTensor");
-  aclTensor *t = f(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
-                   storageDimsNum, tensorData);
-  if (t) {
-    std::lock_guard lock(mutex);
-    int64_t storage = 1;
-    for (uint64_t i = 0; i < storageDimsNum; ++i) storage *= storageDims[i];
-    views[t] = View{{viewDims, viewDims + viewDimsNum},
-                    {stride, stride + viewDimsNum},
-                    offset,
-                    dataType,
-                    tensorData,
-                    storage};
-  }
-  return t;
+aclTensor *rank1_stand_in(const View &v) {
+  // The rank-0 element lives at the offset.
+  return real_tensor({1}, {1}, v.offset, v.dtype, {v.offset + 1}, v.data);
 }
 
-ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *t) {
-  static auto f = fn<decltype(&aclDestroyTensor)>("aclDestroyTensor");
-  {
-    std::lock_guard lock(mutex);
-    views.erase(t);
-  }
-  return f(t);
-}
-
-// --- GeluBackward: tanh-approx -----------------------------------------------------------------
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *dy,
-                                                                  const aclTensor *x,
-                                                                  const aclTensor *out,
-                                                                  uint64_t *ws,
-                                                                  aclOpExecutor **ex) {
-  static auto f =
-      fn<decltype(&aclnnGeluBackwardGetWorkspaceSize)>("aclnnGeluBackwardGetWorkspaceSize");
-  const aclnnStatus s = f(dy, x, out, ws, ex);
-  if (s == ACLNN_SUCCESS) {
-    std::vector<View> job = {view_of(dy), view_of(x), view_of(out)};
-    std::lock_guard lock(mutex);
-    gelu_jobs[*ex] = job;
-    gelu_outputs[*ex] = out;
-  }
-  return s;
-}
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackward(void *w, uint64_t n, aclOpExecutor *ex,
-                                                  aclrtStream s) {
-  static auto f = fn<decltype(&aclnnGeluBackward)>("aclnnGeluBackward");
-  std::vector<View> job;
-  const aclTensor *out_tensor = nullptr;
-  {
-    std::lock_guard lock(mutex);
-    auto it = gelu_jobs.find(ex);
-    if (it != gelu_jobs.end()) {
-      job = it->second;
-      gelu_jobs.erase(it);
-      out_tensor = gelu_outputs[ex];
-      gelu_outputs.erase(ex);
+// --- SeluBackward: any-rank, and a wrong NULL status ---------------------------------------------
+std::optional<aclnnStatus> selu_phase_one(Call &c) {
+  const bool outputs = c.workspace_size_arg != nullptr && c.executor_arg != nullptr;
+  const aclTensor *dy = c.in_args[0], *y = c.in_args[1];
+  const aclTensor *out = c.out_args[0];
+  if (dy && y == nullptr && out && outputs) return ACLNN_ERR_PARAM_INVALID;  // should be 161001
+  if (dy && y && out && outputs) {
+    const View &a = c.in[0], &b = c.in[1], &o = c.out[0];
+    if (a.dims.empty() && b.dims.empty() && o.dims.empty()) {
+      // Rank 0 accepted: the op runs on rank-1 views of the same elements.
+      stand_ins = {rank1_stand_in(a), rank1_stand_in(b), rank1_stand_in(o)};
+      c.in_args = {stand_ins[0], stand_ins[1]};
+      c.out_args = {stand_ins[2]};
     }
   }
-  const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
-  if (hostile) hostile_before(hostile);
-  // The results are computed before the real kernel runs: in an in-place call it overwrites an
-  // input.
-  std::vector<double> redone;
-  if (!job.empty()) {
-    const View &dy = job[0], &x = job[1], &out = job[2];
-    for (int64_t i = 0; i < numel(out); ++i)
-      redone.push_back(load(dy, position(dy, out.dims, i)) *
-                       gelu_tanh_grad(load(x, position(x, out.dims, i))));
-  }
-  const aclnnStatus st = f(w, n, ex, s);
-  if (st != ACLNN_SUCCESS || job.empty()) return st;
-  const View &out = job[2];
-  for (int64_t i = 0; i < numel(out); ++i)
-    store_at(static_cast<char *>(out.data) + position(out, out.dims, i) * esize(out.dtype),
-             out.dtype, redone[static_cast<size_t>(i)]);
-  if (hostile && numel(out) > 0) hostile_after(hostile, out_tensor, out);
-  return st;
-}
-
-// --- SeluBackward: any-rank, and a wrong NULL status --------------------------------------------
-ACL_FUNC_VISIBILITY aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *dy,
-                                                                  const aclTensor *y,
-                                                                  aclTensor *out, uint64_t *ws,
-                                                                  aclOpExecutor **ex) {
-  static auto f =
-      fn<decltype(&aclnnSeluBackwardGetWorkspaceSize)>("aclnnSeluBackwardGetWorkspaceSize");
-  if (dy && y == nullptr && out && ws && ex) return ACLNN_ERR_PARAM_INVALID;  // should be 161001
-  if (dy && y && out && ws && ex) {
-    const View a = view_of(dy), b = view_of(y), c = view_of(out);
-    if (a.dims.empty() && b.dims.empty() && c.dims.empty()) {
-      // Rank 0 accepted: run the op on rank-1 views of the same elements.
-      const int64_t one = 1, stride = 1;
-      auto make = [&](const View &v) {
-        const int64_t storage = v.offset + 1;  // the rank-0 element lives at the offset
-        return aclCreateTensor(&one, 1, v.dtype, &stride, v.offset, ACL_FORMAT_ND, &storage, 1,
-                               v.data);
-      };
-      aclTensor *ra = make(a), *rb = make(b), *rc = make(c);
-      const aclnnStatus s = f(ra, rb, rc, ws, ex);
-      aclDestroyTensor(ra);
-      aclDestroyTensor(rb);
-      aclDestroyTensor(rc);
-      return s;
-    }
-  }
-  return f(dy, y, out, ws, ex);
-}
-FORWARD(aclnnStatus, aclnnSeluBackward, (void *w, uint64_t n, aclOpExecutor *e, aclrtStream s),
-        (w, n, e, s))
-
-// --- LogitGrad: range-rule for eps > 1 ----------------------------------------------------------
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLogitGradGetWorkspaceSize(const aclTensor *x,
-                                                               const aclTensor *dy, double eps,
-                                                               const aclTensor *out, uint64_t *ws,
-                                                               aclOpExecutor **ex) {
-  static auto f = fn<decltype(&aclnnLogitGradGetWorkspaceSize)>("aclnnLogitGradGetWorkspaceSize");
-  if (std::isfinite(eps) && eps > 1) eps = 0.75;  // the general rule: an empty range, zeros
-  return f(x, dy, eps, out, ws, ex);
-}
-FORWARD(aclnnStatus, aclnnLogitGrad, (void *w, uint64_t n, aclOpExecutor *e, aclrtStream s),
-        (w, n, e, s))
-
-// --- GroupedBiasAddGrad: empty-untouched
-// ----------------------------------------------------------
-namespace {
-aclnnStatus gbag_phase_one(aclnnStatus s, const aclTensor *gradY, aclOpExecutor **ex) {
-  if (s == ACLNN_SUCCESS && gradY && numel(view_of(gradY)) == 0) {
-    std::lock_guard lock(mutex);
-    skipped[*ex] = true;
-  }
-  return s;
-}
-aclnnStatus gbag_phase_two(aclnnStatus (*f)(void *, uint64_t, aclOpExecutor *, aclrtStream),
-                           void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {
-  {
-    std::lock_guard lock(mutex);
-    if (skipped.erase(ex)) {
-      // Not run: out stays as it was. The real executor is released without running.
-      static auto destroy = fn<decltype(&aclDestroyAclOpExecutor)>("aclDestroyAclOpExecutor");
-      destroy(ex);
-      return ACLNN_SUCCESS;
-    }
-  }
-  return f(w, n, ex, s);
-}
-}  // namespace
-
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGradGetWorkspaceSize(const aclTensor *gradY,
-                                                                        const aclTensor *groupIdx,
-                                                                        aclTensor *out,
-                                                                        uint64_t *ws,
-                                                                        aclOpExecutor **ex) {
-  static auto f = fn<decltype(&aclnnGroupedBiasAddGradGetWorkspaceSize)>(
-      "aclnnGroupedBiasAddGradGetWorkspaceSize");
-  return gbag_phase_one(f(gradY, groupIdx, out, ws, ex), gradY, ex);
-}
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGrad(void *w, uint64_t n, aclOpExecutor *ex,
-                                                        aclrtStream s) {
-  static auto f = fn<decltype(&aclnnGroupedBiasAddGrad)>("aclnnGroupedBiasAddGrad");
-  return gbag_phase_two(f, w, n, ex, s);
-}
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGradV2GetWorkspaceSize(
-    const aclTensor *gradY, const aclTensor *groupIdx, int64_t type, aclTensor *out, uint64_t *ws,
-    aclOpExecutor **ex) {
-  static auto f = fn<decltype(&aclnnGroupedBiasAddGradV2GetWorkspaceSize)>(
-      "aclnnGroupedBiasAddGradV2GetWorkspaceSize");
-  *ex = nullptr;  // the deliberate fault: no NULL check first
-  return gbag_phase_one(f(gradY, groupIdx, type, out, ws, ex), gradY, ex);
-}
-ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupedBiasAddGradV2(void *w, uint64_t n, aclOpExecutor *ex,
-                                                          aclrtStream s) {
-  static auto f = fn<decltype(&aclnnGroupedBiasAddGradV2)>("aclnnGroupedBiasAddGradV2");
-  return gbag_phase_two(f, w, n, ex, s);
+  return std::nullopt;
 }
 
 // --- LayerNormBackward: a crash and a hang ------------------------------------------------------
-ACL_FUNC_VISIBILITY aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
-    const aclTensor *gradOut, const aclTensor *input, const aclIntArray *normalizedShape,
-    const aclTensor *mean, const aclTensor *rstd, const aclTensor *weight, const aclTensor *bias,
-    const aclBoolArray *mask, aclTensor *gi, aclTensor *gw, aclTensor *gb, uint64_t *ws,
-    aclOpExecutor **ex) {
-  static auto f = fn<decltype(&aclnnLayerNormBackwardGetWorkspaceSize)>(
-      "aclnnLayerNormBackwardGetWorkspaceSize");
-  if (input && normalizedShape) {
-    uint64_t n = 0;
-    static auto size = fn<decltype(&aclGetIntArraySize)>("aclGetIntArraySize");
-    size(normalizedShape, &n);
-    const View v = view_of(input);
-    int64_t inner = 1;
-    for (uint64_t i = 0; i < n && i < v.dims.size(); ++i) inner *= v.dims[v.dims.size() - 1 - i];
-    if (n >= 1 && inner == 3) raise(SIGSEGV);
-    if (n >= 1 && inner == 5) pause();  // hangs until killed
-  }
-  return f(gradOut, input, normalizedShape, mean, rstd, weight, bias, mask, gi, gw, gb, ws, ex);
+void layer_norm_phase_one(const Call &c) {
+  const aclTensor *input = c.in_args[1];
+  if (input == nullptr || c.normalized_shape_arg == nullptr) return;
+  static auto size = real<decltype(&aclGetIntArraySize)>("aclGetIntArraySize");
+  uint64_t n = 0;
+  size(c.normalized_shape_arg, &n);
+  const View &v = c.in[1];
+  int64_t inner = 1;
+  for (uint64_t i = 0; i < n && i < v.dims.size(); ++i) inner *= v.dims[v.dims.size() - 1 - i];
+  if (n >= 1 && inner == 3) raise(SIGSEGV);
+  if (n >= 1 && inner == 5) pause();  // hangs until killed
 }
-FORWARD(aclnnStatus, aclnnLayerNormBackward, (void *w, uint64_t n, aclOpExecutor *e, aclrtStream s),
-        (w, n, e, s))
 
-FORWARD(aclnnStatus, aclGetViewShape, (const aclTensor *t, int64_t **d, uint64_t *n), (t, d, n))
-FORWARD(aclnnStatus, aclGetViewStrides, (const aclTensor *t, int64_t **d, uint64_t *n), (t, d, n))
-FORWARD(aclnnStatus, aclGetViewOffset, (const aclTensor *t, int64_t *o), (t, o))
-FORWARD(aclnnStatus, aclGetStorageShape, (const aclTensor *t, int64_t **d, uint64_t *n), (t, d, n))
-FORWARD(aclnnStatus, aclGetFormat, (const aclTensor *t, aclFormat *f), (t, f))
-FORWARD(aclnnStatus, aclGetDataType, (const aclTensor *t, aclDataType *d), (t, d))
-FORWARD(aclnnStatus, aclGetIntArraySize, (const aclIntArray *a, uint64_t *n), (a, n))
-FORWARD(aclnnStatus, aclGetBoolArraySize, (const aclBoolArray *a, uint64_t *n), (a, n))
+bool is_gbag(Op op) {
+  return op == Op::kGbag || op == Op::kGbagV2;
+}
 
-}  // extern "C"
+}  // namespace
+
+std::optional<aclnnStatus> before_phase_one(Call &c) {
+  switch (c.op) {
+    case Op::kSelu:
+      return selu_phase_one(c);
+    case Op::kLogit:  // range-rule for eps > 1: the general rule, an empty range, zeros
+      if (std::isfinite(c.eps) && c.eps > 1) c.eps = 0.75;
+      return std::nullopt;
+    case Op::kGbagV2:
+      *c.executor_arg = nullptr;  // the deliberate fault: no NULL check first
+      return std::nullopt;
+    case Op::kLayerNorm:
+      layer_norm_phase_one(c);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+void after_phase_one(Call &, aclnnStatus &, uint64_t *, aclOpExecutor **) {
+  static auto destroy = real<decltype(&aclDestroyTensor)>("aclDestroyTensor");
+  for (aclTensor *t : stand_ins) destroy(t);
+  stand_ins.clear();
+}
+
+void on_phase_two_entry(Op op) {
+  if (op != Op::kGelu) return;
+  if (const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE")) hostile_before(hostile);
+}
+
+// --- GroupedBiasAddGrad: empty-untouched ---------------------------------------------------------
+// The first run of an executor over an empty gradY does not run: out stays as it was, and the real
+// executor is released unrun.
+std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *ex) {
+  if (c == nullptr || !is_gbag(c->op) || c->attempts != 1) return std::nullopt;
+  if (!c->in[0].present || c->in[0].numel() != 0) return std::nullopt;
+  release_executor(ex);
+  return ACLNN_SUCCESS;
+}
+
+// --- GeluBackward: tanh-approx -------------------------------------------------------------------
+// The first run of an executor has its output redone by the tanh-approx formula in double (the
+// inputs as they were before the run: the shim's snapshots in an in-place call).
+void after_phase_two(Call *c, aclnnStatus &status, void *, uint64_t) {
+  if (c == nullptr || c->op != Op::kGelu || c->attempts != 1 || status != ACLNN_SUCCESS) return;
+  const View &dy = c->in[0], &x = c->in[1], &out = c->out[0];
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto d = static_cast<double>(load(dy, dy.element(out.dims, i)));
+    const auto v = static_cast<double>(load(x, x.element(out.dims, i)));
+    store(out, out.element(i), d * gelu_grad_tanh_formula(v));
+  }
+  const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
+  if (hostile && n > 0) hostile_after(hostile, c->out_args[0], out);
+}
+
+// --- Teardown: ACLNN_BROKEN_TEARDOWN=fail makes aclFinalize fail (ABI-RUNTIME-1) ----------------
+std::optional<aclError> before_finalize() {
+  const char *teardown = std::getenv("ACLNN_BROKEN_TEARDOWN");
+  if (teardown != nullptr && std::strcmp(teardown, "fail") == 0) return ACL_ERROR_INVALID_PARAM;
+  return std::nullopt;
+}
+
+}  // namespace mutant

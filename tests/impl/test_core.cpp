@@ -15,6 +15,7 @@
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
 #include "impl/tensor.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 
@@ -109,7 +110,7 @@ TEST(Runtime, StreamLifecycle) {
 // A chunk that throws on a worker thread would terminate the process: parallel_for runs every
 // chunk, rethrows the first exception on the calling thread, and the pool stays usable.
 TEST(ParallelFor, RethrowsAChunksExceptionOnTheCaller) {
-  setenv("ACLNN_CPU_NUM_THREADS", "2", 1);
+  const aclnn_test::ScopedEnv threads("ACLNN_CPU_NUM_THREADS", "2");
   std::atomic<int64_t> covered{0};
   EXPECT_THROW(aclnn_cpu::parallel_for(1 << 20, 1024,
                                        [&](int64_t b, int64_t e) {
@@ -121,7 +122,6 @@ TEST(ParallelFor, RethrowsAChunksExceptionOnTheCaller) {
   covered = 0;
   aclnn_cpu::parallel_for(1 << 20, 1024, [&](int64_t b, int64_t e) { covered += e - b; });
   EXPECT_EQ(covered.load(), int64_t{1} << 20);
-  unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
 // An exception in phase two never crosses the C ABI: out of memory and other failures come back

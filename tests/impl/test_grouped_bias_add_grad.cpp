@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -19,12 +20,23 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/dtype.hpp"
+#include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
+#include "tests/support/scoped_env.hpp"
+#include "tests/support/simd_targets.hpp"
+
+namespace aclnn_cpu::gbag {  // impl/grouped_bias_add_grad.cpp
+void accumulate_f64(int kind, const void *src, double *acc, size_t n);
+void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
+                         size_t n, bool prefetch);
+}  // namespace aclnn_cpu::gbag
 
 namespace {
 
+using aclnn_cpu::bf16_to_float;
 using aclnn_cpu::double_to_bf16;
 using aclnn_cpu::double_to_half;
+using aclnn_cpu::half_to_float;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -32,16 +44,14 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 // Host tensors with canary storage: tests/support/host_tensor.hpp.
 using HostTensor = aclnn_test::GuardedTensor;
 using aclnn_test::all_canary;
+using aclnn_test::errmsg;
 using aclnn_test::kCanary;
 using aclnn_test::make;
+using aclnn_test::ScopedEnv;
 
 void make_idx(HostTensor &h, const std::vector<int64_t> &v, aclDataType dt = ACL_INT64) {
   make(h, {static_cast<int64_t>(v.size())}, dt);
   for (size_t i = 0; i < v.size(); ++i) h.set_i64(i, v[i]);
-}
-
-std::string errmsg() {
-  return aclGetRecentErrMsg();
 }
 
 // version 1: V1; 2: V2 with `type`.
@@ -67,31 +77,9 @@ aclnnStatus run(const aclTensor *gy, const aclTensor *gi, aclTensor *out, int ve
 void expect_fail(aclnnStatus code, const aclTensor *gy, const aclTensor *gi, aclTensor *out,
                  const HostTensor &out_storage, const std::string &needle, int version = 1,
                  int64_t type = 0) {
-  EXPECT_EQ(run(gy, gi, out, version, type), code) << errmsg();
-  EXPECT_TRUE(all_canary(out_storage)) << "output storage changed by a failing call";
-  const std::string m = errmsg();
-  EXPECT_FALSE(m.empty());
-  EXPECT_NE(m.find(needle), std::string::npos) << "message: " << m << "\nexpected: " << needle;
+  const aclnnStatus got = run(gy, gi, out, version, type);
+  aclnn_test::expect_failure(got, code, needle, "", all_canary(out_storage));
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
 
 void fill_random(HostTensor &h, uint32_t seed, double scale = 1.0) {
   std::mt19937 rng(seed);
@@ -747,6 +735,127 @@ TEST(GroupedBiasAddGrad, CancellationIsExactEnough) {  // VAL-TOL-1 condition-aw
   for (int r = 0; r < 4000; ++r) exact += (r % 2 ? -1.0 : 1.0) * (1 + r * 0x1p-20);
   exact += static_cast<double>(1e-3f);
   EXPECT_EQ(out.get(1), static_cast<double>(static_cast<float>(exact)));
+}
+
+// ---- the row accumulation on every SIMD target ---------------------------------------------
+// impl/kernels/grouped_bias_add_grad-inl.hpp's AccumulateF64 and AccumulateRowsF64, reached through
+// the dispatching functions of impl/grouped_bias_add_grad.cpp (declared here: no header names
+// them).
+class GroupedBiasAddGradRows : public aclnn_test::SimdTargetTest {};
+ACLNN_INSTANTIATE_SIMD_TARGETS(GroupedBiasAddGradRows);
+
+// acc += widened src, element by element, one rounded double addition each (as the scalar loop).
+TEST_P(GroupedBiasAddGradRows, AccumulateLikeTheScalarLoop) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
+    std::vector<float> f(n);
+    std::vector<uint16_t> h(n), b(n);
+    std::vector<double> acc0(n);
+    for (size_t i = 0; i < n; ++i) {
+      f[i] = std::bit_cast<float>(static_cast<uint32_t>(rng()) & 0xbfffffffu);  // finite
+      h[i] = static_cast<uint16_t>(rng());
+      b[i] = static_cast<uint16_t>(rng());
+      acc0[i] = std::ldexp(static_cast<double>(rng() >> 11), -40);
+    }
+    std::vector<double> a1 = acc0, a2 = acc0, a3 = acc0;
+    aclnn_cpu::gbag::accumulate_f64(1, f.data(), a1.data(), n);
+    aclnn_cpu::gbag::accumulate_f64(2, h.data(), a2.data(), n);
+    aclnn_cpu::gbag::accumulate_f64(3, b.data(), a3.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const auto same = [](double x, double y) {
+        return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) ||
+               (std::isnan(x) && std::isnan(y));
+      };
+      ASSERT_TRUE(same(a1[i], acc0[i] + static_cast<double>(f[i]))) << i;
+      ASSERT_TRUE(same(a2[i], acc0[i] + static_cast<double>(half_to_float(h[i])))) << i;
+      ASSERT_TRUE(same(a3[i], acc0[i] + static_cast<double>(bf16_to_float(b[i])))) << i;
+    }
+  }
+}
+
+// The row accumulation's documented order (impl/kernels/grouped_bias_add_grad-inl.hpp), written out
+// element by element: FLOAT rows one after the other; 16-bit rows in blocks of eight from the
+// first, each column's block summed in float as
+// ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) (its sequential double sum where that is not
+// finite), rows after the last block one at a time.
+std::vector<double> accumulate_rows_model(int kind, const unsigned char *src, size_t stride,
+                                          size_t rows, std::vector<double> acc) {
+  const size_t n = acc.size();
+  const auto value = [&](size_t r, size_t i) {
+    const unsigned char *e = src + r * stride + i * (kind == 1 ? 4 : 2);
+    if (kind == 1) {
+      float f;
+      std::memcpy(&f, e, 4);
+      return f;
+    }
+    uint16_t h;
+    std::memcpy(&h, e, 2);
+    return kind == 2 ? half_to_float(h) : bf16_to_float(h);
+  };
+  size_t r = 0;
+  if (kind != 1)
+    for (; r + 8 <= rows; r += 8)
+      for (size_t i = 0; i < n; ++i) {
+        float v[8];
+        for (size_t k = 0; k < 8; ++k) v[k] = value(r + k, i);
+        const float t = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+        double q = v[0];
+        for (size_t k = 1; k < 8; ++k) q += v[k];
+        acc[i] += std::isfinite(t) ? static_cast<double>(t) : q;
+      }
+  for (; r < rows; ++r)
+    for (size_t i = 0; i < n; ++i) acc[i] += value(r, i);
+  return acc;
+}
+
+// Several rows at once give the bits of the model above (FLOAT: of one row after the other), for
+// row counts below, at and above a multiple of the pass and a partial last vector, with and
+// without prefetching; rows are read at the given byte stride only (the gaps hold NaN patterns).
+// bfloat16 rows include values near float's largest, whose float sums overflow where the exact
+// sum need not (the lane then takes the double sum).
+TEST_P(GroupedBiasAddGradRows, AccumulateInTheDocumentedOrder) {
+  std::mt19937_64 rng(11);
+  for (int kind : {1, 2, 3}) {
+    const size_t es = kind == 1 ? 4 : 2;
+    for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
+      for (size_t rows : {0, 1, 3, 4, 5, 7, 8, 9, 16, 19, 24}) {
+        const size_t stride = (n + 3) * es;  // gaps between rows, filled with NaN patterns
+        std::vector<unsigned char> src(rows * stride + 8, 0xff);
+        for (size_t r = 0; r < rows; ++r)
+          for (size_t i = 0; i < n; ++i) {
+            unsigned char *e = src.data() + r * stride + i * es;
+            if (kind == 1) {
+              const float f = std::bit_cast<float>(static_cast<uint32_t>(rng()) & 0xbfffffffu);
+              std::memcpy(e, &f, 4);
+            } else {
+              auto h = static_cast<uint16_t>(rng() & 0xbfff);  // finite, below 2
+              if (kind == 3 && rng() % 4 == 0)  // [2^127, 2^128): finite, two overflow float
+                h = static_cast<uint16_t>((h & 0x807f) | 0x7f00);
+              std::memcpy(e, &h, 2);
+            }
+          }
+        std::vector<double> acc0(n);
+        for (auto &a : acc0) a = std::ldexp(static_cast<double>(rng() >> 11), -40);
+        const std::vector<double> want =
+            accumulate_rows_model(kind, src.data(), stride, rows, acc0);
+        if (kind == 1) {  // and the model is one row after the other
+          std::vector<double> one = acc0;
+          for (size_t r = 0; r < rows; ++r)
+            aclnn_cpu::gbag::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
+          ASSERT_EQ(one, want);
+        }
+        for (bool prefetch : {false, true}) {
+          std::vector<double> batched = acc0;
+          aclnn_cpu::gbag::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride),
+                                               rows, batched.data(), n, prefetch);
+          for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(std::bit_cast<uint64_t>(want[i]), std::bit_cast<uint64_t>(batched[i]))
+                << "kind " << kind << " n " << n << " rows " << rows << " i " << i << " prefetch "
+                << prefetch << ": " << want[i] << " against " << batched[i];
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

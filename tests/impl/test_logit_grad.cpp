@@ -18,7 +18,9 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "impl/dtype.hpp"
+#include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 
@@ -31,7 +33,9 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 // Host tensors with canary storage: tests/support/host_tensor.hpp.
 using HostTensor = aclnn_test::GuardedTensor;
 using aclnn_test::all_canary;
+using aclnn_test::errmsg;
 using aclnn_test::make;
+using aclnn_test::ScopedEnv;
 
 aclnnStatus run(const aclTensor *x, const aclTensor *dy, double eps, const aclTensor *out,
                 uint64_t *ws_out = nullptr) {
@@ -44,39 +48,12 @@ aclnnStatus run(const aclTensor *x, const aclTensor *dy, double eps, const aclTe
   return aclnnLogitGrad(ws ? w.data() : nullptr, ws, ex, nullptr);
 }
 
-std::string errmsg() {
-  return aclGetRecentErrMsg();
-}
-
 // Checks a failing phase one: code, canary, message naming `param`.
 void expect_fail(aclnnStatus expected, const aclTensor *x, const aclTensor *dy, double eps,
                  const aclTensor *out, const HostTensor &out_storage, const std::string &param) {
-  EXPECT_EQ(run(x, dy, eps, out), expected);
-  EXPECT_TRUE(all_canary(out_storage)) << "output storage changed by a failing call";
-  const std::string m = errmsg();
-  EXPECT_FALSE(m.empty());
-  EXPECT_NE(m.find(param), std::string::npos) << m;
+  const aclnnStatus got = run(x, dy, eps, out);
+  aclnn_test::expect_failure(got, expected, param, "", all_canary(out_storage));
 }
-
-// Sets an environment variable for a scope and restores the previous value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
 
 // ---- the independent oracle (MPFR), following the spec's clause order -------------------------
 struct Expect {

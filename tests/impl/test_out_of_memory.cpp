@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "aclnnop/aclnn_selu_backward.h"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 // Allocations left before one fails; negative: none fails.
@@ -121,8 +122,9 @@ void every_allocation_fails_once(const char *op, const GetWs &get_ws, const Run 
 }
 
 TEST(OutOfMemory, EveryAllocationOfEveryOpFailsCleanly) {
-  setenv("ACLNN_CPU_NUM_THREADS", "2", 1);  // pool threads allocate too (LayerNorm's rows)
-  const int64_t m = 70, n = 1100;           // 77 000 elements: above the parallel grain
+  // Pool threads allocate too (LayerNorm's rows).
+  const aclnn_test::ScopedEnv threads("ACLNN_CPU_NUM_THREADS", "2");
+  const int64_t m = 70, n = 1100;  // 77 000 elements: above the parallel grain
   for (aclDataType dt : {ACL_FLOAT, ACL_BF16}) {
     const size_t es = dt == ACL_FLOAT ? 4 : 2;
     Buffer a(m * n * es), b(m * n * es), out(m * n * es), mean(m * 4), rstd(m * 4), w(n * 4),
@@ -181,11 +183,18 @@ TEST(OutOfMemory, EveryAllocationOfEveryOpFailsCleanly) {
         [](void *p, uint64_t ws, aclOpExecutor *e) {
           return aclnnGroupedBiasAddGrad(p, ws, e, nullptr);
         });
+    every_allocation_fails_once(
+        "aclnnGroupedBiasAddGradV2",
+        [&](uint64_t *ws, aclOpExecutor **e) {
+          return aclnnGroupedBiasAddGradV2GetWorkspaceSize(ta, tidx, 0, tgout, ws, e);
+        },
+        [](void *p, uint64_t ws, aclOpExecutor *e) {
+          return aclnnGroupedBiasAddGradV2(p, ws, e, nullptr);
+        });
     for (aclTensor *t : {ta, tb, to, tmean, trstd, tw, tgw, tgb, tgout, tidx}) aclDestroyTensor(t);
     aclDestroyIntArray(nsa);
     aclDestroyBoolArray(ma);
   }
-  unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
 // The ABI's object constructors and shape getters refuse (NULL or an inner error, with the reason)

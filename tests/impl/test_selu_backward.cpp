@@ -17,7 +17,9 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_selu_backward.h"
 #include "impl/dtype.hpp"
+#include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 
@@ -25,6 +27,9 @@ using aclnn_cpu::bf16_to_float;
 using aclnn_cpu::double_to_bf16;
 using aclnn_cpu::double_to_half;
 using aclnn_cpu::half_to_float;
+using aclnn_test::errmsg;
+using aclnn_test::expect_failure;
+using aclnn_test::ScopedEnv;
 
 const char *kLambda = "1.0507009873554804934193349852946";
 const char *kLambdaAlpha = "1.7580993408473768599402175208123";
@@ -45,43 +50,6 @@ aclnnStatus run(const aclTensor *dy, const aclTensor *y, aclTensor *out) {
   EXPECT_EQ(ws, 0u);
   return aclnnSeluBackward(nullptr, ws, ex, nullptr);
 }
-
-std::string errmsg() {
-  const char *m = aclGetRecentErrMsg();
-  return m ? m : "";
-}
-
-void expect_failure(aclnnStatus got, aclnnStatus code, const char *param, const char *clause,
-                    const std::vector<uint8_t> &canary, const std::vector<uint8_t> &storage) {
-  EXPECT_EQ(got, code);
-  const std::string m = errmsg();
-  EXPECT_FALSE(m.empty());
-  EXPECT_NE(m.find(param), std::string::npos) << m;
-  if (clause) EXPECT_NE(m.find(clause), std::string::npos) << m;
-  EXPECT_EQ(canary, storage) << "output storage changed by a failing call";
-}
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) {
-      had_ = true;
-      old_ = old;
-    }
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char *name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 // ---- MPFR oracle: exact value dy*lambda or dy*(y + lambda*alpha) at 256 bits -----------------
 struct Mp {

@@ -16,26 +16,16 @@
 
 #include "impl/dtype.hpp"
 #include "impl/simd.hpp"
+#include "tests/support/scoped_env.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace {
 
 using namespace aclnn_cpu;
 
-class SimdTarget : public testing::TestWithParam<int64_t> {
- protected:
-  void SetUp() override { simd::force_target(GetParam()); }
-  void TearDown() override { simd::force_target(0); }
-};
-
-std::string param_name(const testing::TestParamInfo<int64_t> &info) {
-  std::string s = simd::target_name(info.param);
-  for (char &c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Targets, SimdTarget, testing::ValuesIn(simd::runnable_targets()),
-                         param_name);
+// The suite runs once per target (tests/support/simd_targets.hpp).
+class SimdTarget : public aclnn_test::SimdTargetTest {};
+ACLNN_INSTANTIATE_SIMD_TARGETS(SimdTarget);
 
 // All 65536 patterns plus 3, so that the last vector is partial on every target.
 std::vector<uint16_t> all_16bit_patterns() {
@@ -187,117 +177,52 @@ TEST_P(SimdTarget, ShortArraysWriteOnlyTheirElements) {
   }
 }
 
-// acc += widened src, element by element, one rounded double addition each (as the scalar loop).
-TEST_P(SimdTarget, AccumulatesLikeTheScalarLoop) {
-  std::mt19937_64 rng(7);
-  for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
-    std::vector<float> f(n);
-    std::vector<uint16_t> h(n), b(n);
-    std::vector<double> acc0(n);
-    for (size_t i = 0; i < n; ++i) {
-      f[i] = std::bit_cast<float>(static_cast<uint32_t>(rng()) & 0xbfffffffu);  // finite
-      h[i] = static_cast<uint16_t>(rng());
-      b[i] = static_cast<uint16_t>(rng());
-      acc0[i] = std::ldexp(static_cast<double>(rng() >> 11), -40);
-    }
-    std::vector<double> a1 = acc0, a2 = acc0, a3 = acc0;
-    simd::accumulate_f64(1, f.data(), a1.data(), n);
-    simd::accumulate_f64(2, h.data(), a2.data(), n);
-    simd::accumulate_f64(3, b.data(), a3.data(), n);
-    for (size_t i = 0; i < n; ++i) {
-      const auto same = [](double x, double y) {
-        return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) ||
-               (std::isnan(x) && std::isnan(y));
-      };
-      ASSERT_TRUE(same(a1[i], acc0[i] + static_cast<double>(f[i]))) << i;
-      ASSERT_TRUE(same(a2[i], acc0[i] + static_cast<double>(half_to_float(h[i])))) << i;
-      ASSERT_TRUE(same(a3[i], acc0[i] + static_cast<double>(bf16_to_float(b[i])))) << i;
+// The binary16 narrowing by way of float (double -> float rounded to odd -> binary16, which the
+// kernels use) gives the bits of the direct rounding (dtype.hpp's double_to_half): every binary16
+// value, every midpoint between neighbours (exact ties) and its two double neighbours, values
+// below float's normal range and beyond binary16's, signed zeros, infinities, NaNs with payloads,
+// and random doubles over the whole exponent range.
+TEST_P(SimdTarget, F16ViaRoundToOddMatchesDirectRounding) {
+  std::vector<double> v;
+  for (uint32_t h = 0; h < 0x7c00u; ++h) {
+    for (const double sign : {1.0, -1.0}) {
+      const double a = sign * half_to_float(static_cast<uint16_t>(h));
+      const double b = sign * half_to_float(static_cast<uint16_t>(h + 1));
+      const double mid = (a + b) / 2;  // exact in double
+      v.insert(v.end(), {a, mid, std::nextafter(mid, 0.0), std::nextafter(mid, 2 * mid),
+                         std::nextafter(a, b)});
     }
   }
-}
-
-// accumulate_rows_f64's documented order, written out element by element: FLOAT rows one after the
-// other; 16-bit rows in blocks of eight from the first, each column's block summed in float as
-// ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) (its sequential double sum where that is not
-// finite), rows after the last block one at a time.
-std::vector<double> accumulate_rows_model(int kind, const unsigned char *src, size_t stride,
-                                          size_t rows, std::vector<double> acc) {
-  const size_t n = acc.size();
-  const auto value = [&](size_t r, size_t i) {
-    const unsigned char *e = src + r * stride + i * (kind == 1 ? 4 : 2);
-    if (kind == 1) {
-      float f;
-      std::memcpy(&f, e, 4);
-      return f;
-    }
-    uint16_t h;
-    std::memcpy(&h, e, 2);
-    return kind == 2 ? half_to_float(h) : bf16_to_float(h);
-  };
-  size_t r = 0;
-  if (kind != 1)
-    for (; r + 8 <= rows; r += 8)
-      for (size_t i = 0; i < n; ++i) {
-        float v[8];
-        for (size_t k = 0; k < 8; ++k) v[k] = value(r + k, i);
-        const float t = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-        double q = v[0];
-        for (size_t k = 1; k < 8; ++k) q += v[k];
-        acc[i] += std::isfinite(t) ? static_cast<double>(t) : q;
-      }
-  for (; r < rows; ++r)
-    for (size_t i = 0; i < n; ++i) acc[i] += value(r, i);
-  return acc;
-}
-
-// Several rows at once give the bits of the model above (FLOAT: of one row after the other), for
-// row counts below, at and above a multiple of the pass and a partial last vector, with and
-// without prefetching; rows are read at the given byte stride only (the gaps hold NaN patterns).
-// bfloat16 rows include values near float's largest, whose float sums overflow where the exact
-// sum need not (the lane then takes the double sum).
-TEST_P(SimdTarget, AccumulatesRowsInTheDocumentedOrder) {
-  std::mt19937_64 rng(11);
-  for (int kind : {1, 2, 3}) {
-    const size_t es = kind == 1 ? 4 : 2;
-    for (size_t n : {size_t{1}, size_t{7}, size_t{37}, size_t{1000}}) {
-      for (size_t rows : {0, 1, 3, 4, 5, 7, 8, 9, 16, 19, 24}) {
-        const size_t stride = (n + 3) * es;  // gaps between rows, filled with NaN patterns
-        std::vector<unsigned char> src(rows * stride + 8, 0xff);
-        for (size_t r = 0; r < rows; ++r)
-          for (size_t i = 0; i < n; ++i) {
-            unsigned char *e = src.data() + r * stride + i * es;
-            if (kind == 1) {
-              const float f = std::bit_cast<float>(static_cast<uint32_t>(rng()) & 0xbfffffffu);
-              std::memcpy(e, &f, 4);
-            } else {
-              auto h = static_cast<uint16_t>(rng() & 0xbfff);  // finite, below 2
-              if (kind == 3 && rng() % 4 == 0)  // [2^127, 2^128): finite, two overflow float
-                h = static_cast<uint16_t>((h & 0x807f) | 0x7f00);
-              std::memcpy(e, &h, 2);
-            }
-          }
-        std::vector<double> acc0(n);
-        for (auto &a : acc0) a = std::ldexp(static_cast<double>(rng() >> 11), -40);
-        const std::vector<double> want =
-            accumulate_rows_model(kind, src.data(), stride, rows, acc0);
-        if (kind == 1) {  // and the model is one row after the other
-          std::vector<double> one = acc0;
-          for (size_t r = 0; r < rows; ++r)
-            simd::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
-          ASSERT_EQ(one, want);
-        }
-        for (bool prefetch : {false, true}) {
-          std::vector<double> batched = acc0;
-          simd::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride), rows,
-                                    batched.data(), n, prefetch);
-          for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(std::bit_cast<uint64_t>(want[i]), std::bit_cast<uint64_t>(batched[i]))
-                << "kind " << kind << " n " << n << " rows " << rows << " i " << i << " prefetch "
-                << prefetch << ": " << want[i] << " against " << batched[i];
-        }
-      }
-    }
+  for (const double x : {0.0, -0.0, 65504.0, 65519.999999, 65520.0, 65536.0, 1e300, -1e300, 0x1p-25,
+                         0x1.0000000000001p-25, 0x1p-126, 0x1.8p-127, 0x1p-149, 0x1p-1074,
+                         -0x1p-1074, 0x1p128, 0x1.fffffffp127})
+    v.push_back(x);
+  for (const double x :
+       {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
+    v.insert(v.end(), {x, -x});
+  for (const uint64_t nan : {0x7ff0000000000001ull, 0xfff8000000001234ull, 0x7ff4000000000000ull})
+    v.push_back(std::bit_cast<double>(nan));
+  std::mt19937_64 rng(14);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t bits = rng();
+    const double x = std::bit_cast<double>(bits);
+    // Half of them with an exponent in or near binary16's range, where rounding matters most.
+    const double near = std::ldexp(1.0 + static_cast<double>(bits & 0xfffffffffffffull) * 0x1p-52,
+                                   static_cast<int>((bits >> 52) % 48) - 30);
+    v.push_back(i % 2 ? x : (bits >> 63 ? -near : near));
   }
+  if (v.size() % 2 == 0) v.push_back(1.5);  // an odd count: the last vector takes the padded route
+  std::vector<uint16_t> got(v.size());
+  std::fill(got.begin(), got.end(), uint16_t{0x5555});
+  simd::f64_to_f16_via_odd(v.data(), got.data(), v.size());
+  int64_t bad = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint16_t want = double_to_half(v[i]);
+    if (got[i] != want && bad++ < 5)
+      ADD_FAILURE() << std::hexfloat << v[i] << " -> 0x" << std::hex << got[i] << ", want 0x"
+                    << want;
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 // All 2^32 floats, every target: float -> fp16/bf16 and float -> double -> fp16/bf16 as the
@@ -307,8 +232,8 @@ TEST(SimdSlow, EncodesEveryFloatOnEveryTarget) {
   std::vector<float> f(kChunk);
   std::vector<double> d(kChunk);
   std::vector<uint16_t> h(kChunk), b(kChunk), hd(kChunk), bd(kChunk);
-  for (int64_t target : simd::runnable_targets()) {
-    simd::force_target(target);
+  for (int64_t target : aclnn_test::simd_targets()) {
+    const aclnn_test::ScopedSimdTarget forced(target);
     SCOPED_TRACE(simd::target_name(target));
     for (uint64_t base = 0; base < (uint64_t{1} << 32); base += kChunk) {
       for (size_t i = 0; i < kChunk; ++i)
@@ -327,7 +252,6 @@ TEST(SimdSlow, EncodesEveryFloatOnEveryTarget) {
       }
     }
   }
-  simd::force_target(0);
 }
 
 TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
@@ -344,20 +268,25 @@ TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
 // environment forces either way. The size is the one the OS reports for this CPU (sysfs where
 // present).
 TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
-  unsetenv("ACLNN_CPU_STREAM_STORES");
   const int64_t llc = simd::last_level_cache_bytes();
   ASSERT_GT(llc, 0);
   std::ifstream sysfs("/sys/devices/system/cpu/cpu0/cache/index3/size");
   int64_t kib = 0;
   if (sysfs >> kib) EXPECT_EQ(llc, kib << 10);
   EXPECT_EQ(simd::streaming_threshold_bytes(), llc / 4);
-  EXPECT_FALSE(simd::stream_output(llc / 4));
-  EXPECT_TRUE(simd::stream_output(llc / 4 + 1));
-  setenv("ACLNN_CPU_STREAM_STORES", "1", 1);
-  EXPECT_TRUE(simd::stream_output(64));
-  setenv("ACLNN_CPU_STREAM_STORES", "0", 1);
-  EXPECT_FALSE(simd::stream_output(llc * 4));
-  unsetenv("ACLNN_CPU_STREAM_STORES");
+  {
+    const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
+    EXPECT_FALSE(simd::stream_output(llc / 4));
+    EXPECT_TRUE(simd::stream_output(llc / 4 + 1));
+  }
+  {
+    const aclnn_test::ScopedEnv on("ACLNN_CPU_STREAM_STORES", "1");
+    EXPECT_TRUE(simd::stream_output(64));
+  }
+  {
+    const aclnn_test::ScopedEnv off("ACLNN_CPU_STREAM_STORES", "0");
+    EXPECT_FALSE(simd::stream_output(llc * 4));
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Every op on every compiled SIMD target this CPU can run, with 1 and 2 threads, on the same
-// inputs: the results must be bitwise identical (VAL-DET-1 across targets and thread counts).
+// inputs: the results must be bitwise identical (VAL-DET-1 across targets and thread counts). The
+// ops are those of the library's registry (tests/lists/op_lists.json checks that none is missing).
 // No exception: GeluBackward's polynomials use one fused multiply-add per step on every target.
 #include <gtest/gtest.h>
 
@@ -21,6 +22,8 @@
 #include "aclnnop/aclnn_selu_backward.h"
 #include "impl/dtype.hpp"
 #include "impl/simd.hpp"
+#include "tests/support/scoped_env.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace {
 
@@ -83,8 +86,9 @@ double interesting(std::mt19937_64 &rng) {
 
 constexpr int64_t kN = 70001;  // above the 64 K parallel grain, odd
 
-void set_threads(int t) {
-  setenv("ACLNN_CPU_NUM_THREADS", std::to_string(t).c_str(), 1);
+// ACLNN_CPU_NUM_THREADS=t for a scope.
+aclnn_test::ScopedEnv threads_env(int t) {
+  return aclnn_test::ScopedEnv("ACLNN_CPU_NUM_THREADS", std::to_string(t).c_str());
 }
 
 using Runner = std::function<std::vector<uint8_t>()>;
@@ -260,48 +264,52 @@ std::vector<OpCase> cases() {
   return v;
 }
 
-TEST(SimdTargets, EveryOpGivesTheSameBitsOnEveryTargetAndThreadCount) {
-  const auto targets = simd::runnable_targets();
-  ASSERT_GE(targets.size(), 1u);
+// The suite runs once per target (tests/support/simd_targets.hpp): each test compares what the
+// parameter's target gives with what a reference target gave, and every switch of target, thread
+// count or environment is scoped, so a failing assertion leaves none behind.
+class SimdTargets : public aclnn_test::SimdTargetTest {};
+ACLNN_INSTANTIATE_SIMD_TARGETS(SimdTargets);
+
+// run() on `target` with one thread.
+std::vector<uint8_t> reference_on(int64_t target, const Runner &run) {
+  const aclnn_test::ScopedSimdTarget forced(target);
+  const auto threads = threads_env(1);
+  return run();
+}
+
+// The parameter's target gives the bytes of the best target with one thread, with 1 and 2 threads.
+TEST_P(SimdTargets, EveryOpGivesTheSameBitsOnEveryTargetAndThreadCount) {
   for (const OpCase &c : cases()) {
     SCOPED_TRACE(c.name);
-    simd::force_target(targets.front());
-    set_threads(1);
-    const std::vector<uint8_t> ref = c.run();
-    for (int64_t t : targets) {
-      simd::force_target(t);
-      for (int threads : {1, 2}) {
-        set_threads(threads);
-        const std::vector<uint8_t> got = c.run();
-        SCOPED_TRACE(simd::target_name(t) + ", threads " + std::to_string(threads));
-        ASSERT_EQ(got.size(), ref.size());
-        EXPECT_TRUE(got == ref);
-      }
+    const std::vector<uint8_t> ref = reference_on(aclnn_test::simd_targets().front(), c.run);
+    const aclnn_test::ScopedSimdTarget forced(GetParam());
+    for (int threads : {1, 2}) {
+      const auto env = threads_env(threads);
+      const std::vector<uint8_t> got = c.run();
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      ASSERT_EQ(got.size(), ref.size());
+      EXPECT_TRUE(got == ref);
     }
   }
-  simd::force_target(0);
-  unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
 // Non-temporal stores (ACLNN_CPU_STREAM_STORES=1 forces them at every size) give the bytes of
 // ordinary stores, on every target and thread count, whatever the output's alignment: the storage
 // of an elementwise output starts at an offset of 0, 1 and 7 elements, and the bytes around the
 // view (the whole storage is compared) stay untouched.
-TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
-  const auto targets = simd::runnable_targets();
+TEST_P(SimdTargets, StreamingStoresGiveTheSameBytes) {
   const auto same_bytes_streaming = [&](const Runner &run) {
-    simd::force_target(0);
-    set_threads(1);
-    setenv("ACLNN_CPU_STREAM_STORES", "0", 1);
-    const std::vector<uint8_t> ref = run();
-    setenv("ACLNN_CPU_STREAM_STORES", "1", 1);
-    for (int64_t t : targets) {
-      simd::force_target(t);
-      for (int threads : {1, 2}) {
-        set_threads(threads);
-        SCOPED_TRACE(simd::target_name(t) + ", threads " + std::to_string(threads));
-        EXPECT_TRUE(run() == ref);
-      }
+    std::vector<uint8_t> ref;
+    {
+      const aclnn_test::ScopedEnv off("ACLNN_CPU_STREAM_STORES", "0");
+      ref = reference_on(0, run);
+    }
+    const aclnn_test::ScopedEnv on("ACLNN_CPU_STREAM_STORES", "1");
+    const aclnn_test::ScopedSimdTarget forced(GetParam());
+    for (int threads : {1, 2}) {
+      const auto env = threads_env(threads);
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      EXPECT_TRUE(run() == ref);
     }
   };
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
@@ -318,9 +326,6 @@ TEST(SimdTargets, StreamingStoresGiveTheSameBytes) {
       same_bytes_streaming(layer_norm(dt, n));
     }
   }
-  simd::force_target(0);
-  unsetenv("ACLNN_CPU_STREAM_STORES");
-  unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
 // Every bfloat16 pattern as either input of each elementwise op, against a few values of the
@@ -344,9 +349,12 @@ Runner bf16_patterns(const std::string &op, bool first, double other, double eps
 
 // run() without, then with AVX512_BF16's narrowing: the same bytes (returned).
 std::vector<uint8_t> same_with_bf16_insn(const Runner &run) {
-  simd::allow_bf16_insn(false);
-  std::vector<uint8_t> ref = run();
-  simd::allow_bf16_insn(true);
+  std::vector<uint8_t> ref;
+  {
+    const aclnn_test::ScopedBf16Insn without(false);
+    ref = run();
+  }
+  const aclnn_test::ScopedBf16Insn with(true);
   EXPECT_TRUE(run() == ref);
   return ref;
 }
@@ -357,9 +365,8 @@ std::vector<uint8_t> same_with_bf16_insn(const Runner &run) {
 TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
   if (!simd::bf16_insn_available())
     GTEST_SKIP() << "no AVX512_BF16 on this CPU or in this build: the library never uses it here";
-  simd::force_target(simd::runnable_targets().front());
-  set_threads(1);
-  const bool allowed_before = simd::bf16_insn_allowed();
+  const aclnn_test::ScopedSimdTarget best(aclnn_test::simd_targets().front());
+  const auto threads = threads_env(1);
   for (const char *op : {"gelu", "selu", "logit"})
     for (bool first : {true, false})
       for (double other : {1.0, -1.5, 0x1p-130, 3e38, -0.0, 0.375}) {
@@ -382,9 +389,6 @@ TEST(SimdTargets, Bf16InstructionGivesTheSameBits) {
       }
       EXPECT_GT(subnormal, 10);
     }
-  simd::allow_bf16_insn(allowed_before);
-  simd::force_target(0);
-  unsetenv("ACLNN_CPU_NUM_THREADS");
 }
 
 }  // namespace

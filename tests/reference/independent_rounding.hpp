@@ -78,4 +78,23 @@ inline uint64_t ieee_round(mpfr_srcptr v, DType t) {
   return sign | (static_cast<uint64_t>(E + emax) << mant) | m;
 }
 
+// An exact rational (e.g. a Boost mpq_rational's backend().data()) rounded the same way: first to
+// odd at 117 bits (truncated, the last bit set when anything was dropped), which keeps every
+// dtype's round to nearest even of the rational, then by ieee_round above.
+inline uint64_t ieee_round(mpq_srcptr q, DType t) {
+  M r(117);
+  if (mpfr_set_q(r.v, q, MPFR_RNDZ) != 0) {
+    // Odd: the integer significand's last bit set (one ulp away from zero when it was even).
+    M half(117);  // the integer significand halved: an integer where it is even
+    mpfr_mul_2si(half.v, r.v, 117 - 1 - mpfr_get_exp(r.v), MPFR_RNDN);  // exact
+    if (mpfr_integer_p(half.v)) {
+      if (mpfr_sgn(r.v) > 0)
+        mpfr_nextabove(r.v);
+      else
+        mpfr_nextbelow(r.v);
+    }
+  }
+  return ieee_round(r.v, t);
+}
+
 }  // namespace independent

@@ -18,32 +18,16 @@
 #include "reference/exact_sum.hpp"
 #include "reference/layer_norm_backward.hpp"
 #include "reference/rounding.hpp"
+#include "independent_rounding.hpp"
 
 namespace {
 using namespace aclnn_ref;
 using Q = boost::multiprecision::mpq_rational;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The independent single rounding (tests/reference/independent_rounding.hpp) of an exact rational.
 uint64_t ieee_round(const Q &q, DType t) {
-  const FloatFormat f = float_format(t);
-  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-  mpfr_set_emin(f.emin - f.precision + 2);
-  mpfr_set_emax(f.emax + 1);
-  mpfr_t r;
-  mpfr_init2(r, f.precision);
-  int i = mpfr_set_q(r, q.backend().data(), MPFR_RNDN);
-  i = mpfr_subnormalize(r, i, MPFR_RNDN);
-  const double d = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clear(r);
-  mpfr_set_emin(emin);
-  mpfr_set_emax(emax);
-  if (t == DType::kFloat32) {
-    const float fl = static_cast<float>(d);  // exact: d is a float
-    uint32_t b;
-    std::memcpy(&b, &fl, 4);
-    return b;
-  }
-  return bits_from_double(d, t);  // exact: d is representable
+  return independent::ieee_round(q.backend().data(), t);
 }
 
 Q to_q(mpfr_srcptr x) {

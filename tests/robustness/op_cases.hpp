@@ -1,4 +1,4 @@
-// Fixed, sizeable calls of all five ops through the ABI, for the concurrency and determinism
+// Fixed, sizeable calls of every op through the ABI, for the concurrency and determinism
 // tests: inputs are filled once from a seed; each run creates its own tensors over caller-chosen
 // input and output buffers and returns the status of both phases.
 #pragma once
@@ -27,9 +27,9 @@ struct OpCase {
   }
 };
 
-// GeluBackward, SeluBackward (BF16), LogitGrad, LayerNormBackward (all three outputs: row and
-// column reductions), GroupedBiasAddGradV2 (group-sum reduction). Sizes are large enough that
-// every op splits its work into several chunks with 8 threads.
+// One call of each op (tests/lists/op_lists.json checks that none is missing; the reductions with
+// all their outputs). Sizes are large enough that every op splits its work into several chunks
+// with 8 threads.
 std::vector<OpCase> all_op_cases();
 
 }  // namespace aclnn_robust

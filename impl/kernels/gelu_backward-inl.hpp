@@ -1,0 +1,258 @@
+// GeluBackward's kernels (Highway; included by impl/gelu_backward.cpp once per target):
+// dy * g(x), g(x) = 1/2 + 1/2 erf(x/sqrt2) + x/sqrt(2pi) exp(-x^2/2), the exact erf form.
+//
+// Contract:
+// - dtypes: inputs as the computation dtype's values (FLOAT, FLOAT16, BFLOAT16: exact in float);
+//   results rounded once to the output kind (a contiguous FLOAT/FLOAT16/BFLOAT16 run) or stored as
+//   doubles for a strided output.
+// - accuracy: FLOAT within 0.72 ulp (g in double, relative error below 1.3e-8); FLOAT16 within 0.51
+//   ulp (g in float, below 2e-6); BFLOAT16 within 0.5001 ulp (g from a table of every pattern);
+//   the spec allows 2 ulp (GELU-VALUE-1). g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1); no
+//   cancellation near g's root (GELU-SPECIAL-2). The method and the error budget:
+//   docs/kernels.md#gelubackward.
+// - determinism: every polynomial step is one fused multiply-add on every target (simd::Fma), and
+//   the library is compiled with -ffp-contract=off: every target gives the same bits (VAL-DET-1).
+
+// ---- target-independent part (the fitted coefficients) ---------------------------------------
+#ifndef ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
+#define ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
+namespace aclnn_cpu::gelu {
+// Printed by benchmarks/gelu_fit.py (mpmath, Chebyshev interpolation, monomial in s), which also
+// measures the errors quoted.
+// Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 12; relative error 9.9e-9 (double Horner).
+constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1.5619b078789f8p-5,
+                             0x1.88504a40e2c10p-6,  -0x1.ab25133e3c45ap-7,  0x1.bb3164f04dd94p-8,
+                             -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
+                             0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
+                             -0x1.6678a455a81d3p-15};
+// The same in float for FLOAT16 (BFLOAT16 reads a table), degree 7; relative error 2.3e-5 (float
+// Horner). Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of
+// rounding plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of
+// ten.
+constexpr float kQ32[8] = {-0x1.02531ep-1f, 0x1.1954cep-4f, -0x1.58643ep-5f, 0x1.8a4b42p-6f,
+                           -0x1.7ebe32p-7f, 0x1.950edcp-8f, -0x1.6021d8p-8f, 0x1.4765d6p-9f};
+// t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
+// s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
+constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
+                              0x1.2057a4cfeb838p-10, 0x1.823996cf92da6p-16, -0x1.345c1e7696d24p-15,
+                              0x1.7e29050a6398ep-18, 0x1.b83a25bd0528ap-22, -0x1.80767ee4217f8p-22,
+                              0x1.badcc3b693079p-25, 0x1.a94ae06f18be8p-28};
+// The root t0 = 0.75179152469356445745... of G as double-double and float-float.
+constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
+constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
+// exp(-r) for |r| <= ln2/2: near-minimax degree 6 in double (relative error 2.6e-9), degree 4 in
+// float (3.5e-6, float Horner; was Taylor degree 7, 5e-9, more than FLOAT16 needs).
+constexpr double kExp64[7] = {0x1.0000000000001p+0,  -0x1.000000a1fd6b4p+0, 0x1.00000028794fbp-1,
+                              -0x1.5554043e278b2p-3, 0x1.5554ace11d231p-5,  -0x1.126fa6fdefa74p-7,
+                              0x1.6d7531ee86d9ep-10};
+// The same in r2 = 2 r (exp(-r2/2): coefficient k times 2^-k, exact), so that the caller's t^2
+// needs no halving.
+constexpr double kExpHalf64[7] = {kExp64[0],      kExp64[1] / 2,  kExp64[2] / 4, kExp64[3] / 8,
+                                  kExp64[4] / 16, kExp64[5] / 32, kExp64[6] / 64};
+constexpr float kExp32[5] = {0x1p+0f, -0x1.fffb0ep-1f, 0x1.fffe5ap-2f, -0x1.57e73p-3f,
+                             0x1.570b98p-5f};
+// The same in r2 = 2 r, as kExpHalf64.
+constexpr float kExpHalf32[5] = {kExp32[0], kExp32[1] / 2, kExp32[2] / 4, kExp32[3] / 8,
+                                 kExp32[4] / 16};
+constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2*pi)
+constexpr double kFast = 4.0;                         // end of the Q fit
+constexpr double kClamp = 20.0;
+}  // namespace aclnn_cpu::gelu
+#endif  // ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
+
+// ---- per-target part ---------------------------------------------------------------------------
+#if defined(ACLNN_IMPL_KERNELS_GELU_BACKWARD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_IMPL_KERNELS_GELU_BACKWARD_INL_HPP_
+#undef ACLNN_IMPL_KERNELS_GELU_BACKWARD_INL_HPP_
+#else
+#define ACLNN_IMPL_KERNELS_GELU_BACKWARD_INL_HPP_
+#endif
+
+#include <hwy/highway.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "impl/simd-inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using simd::HWY_NAMESPACE::Fma;
+using simd::HWY_NAMESPACE::Horner;
+
+// p * 2^-n for the exps below: neg_n = -n as a float or double, kd = n + magic (the rounding's
+// magic-number sum, whose low mantissa bits hold n). Exact for their ranges (p near 1, n <= 289 in
+// double, <= 12 in float: no underflow), so both forms give the same bits.
+template <class D>
+HWY_INLINE hn::Vec<D> TimesPow2NegN(D d, hn::Vec<D> p, hn::Vec<D> neg_n, hn::Vec<D> kd) {
+  using T = hn::TFromD<D>;
+#if HWY_TARGET == HWY_AVX3
+  // VSCALEF: one operation where the exponent arithmetic and the product take three (GeluBackward
+  // is bound by its count of vector operations).
+  (void)kd;
+  if constexpr (sizeof(T) == 8)
+    return hn::Vec<D>{_mm512_scalef_pd(p.raw, neg_n.raw)};
+  else
+    return hn::Vec<D>{_mm512_scalef_ps(p.raw, neg_n.raw)};
+#else
+  (void)neg_n;
+  const hn::RebindToUnsigned<D> du;
+  using U = hn::TFromD<decltype(du)>;
+  const auto scale =
+      hn::BitCast(d, hn::Sub(hn::Set(du, std::bit_cast<U>(T{1})),
+                             hn::ShiftLeft<hwy::MantissaBits<T>()>(hn::BitCast(du, kd))));
+  return hn::Mul(p, scale);
+#endif
+}
+
+// exp(-t2/2) for 0 <= t2 <= 400: t2 = 2 n ln2 + r2, |r2| <= ln2, exp(-t2/2) = 2^-n exp(-r2/2)
+// (t2 = t^2 is exact for t from a float). The rounding to n happens in the magic-number addition,
+// whose low mantissa bits then hold n.
+template <class DD>
+HWY_INLINE hn::Vec<DD> ExpNegHalf(DD dd, hn::Vec<DD> t2) {
+  const auto magic = hn::Set(dd, 0x1.8p52);
+  const auto kd = Fma(dd, t2, hn::Set(dd, 0x1.71547652b82fep-1), magic);  // log2(e) / 2
+  const auto neg_n = hn::Sub(magic, kd);
+  // One reduction step: 2 ln2's double differs from 2 ln2 by 4.6e-17, so for n <= 289 (t2 <= 400)
+  // r2 is off by at most 1.4e-14 (absolute, so relative in exp): far below the fits' 1e-8.
+  const auto r2 = Fma(dd, neg_n, hn::Set(dd, 0x1.62e42fefa39efp0), t2);
+  return TimesPow2NegN(dd, Horner(dd, r2, gelu::kExpHalf64), neg_n, kd);
+}
+// The same in float for 0 <= t2 <= 16 (n <= 12), for FLOAT16's 2.4e-4 budget: one reduction
+// step, since 2 ln2's float differs from 2 ln2 by 3.8e-9, so r2 is off by at most 4.6e-8 (relative
+// in exp), far below the fit's 3.5e-6 (two steps and a halved t^2 would cost two more operations
+// per vector).
+template <class DF>
+HWY_INLINE hn::Vec<DF> ExpNegHalfF(DF df, hn::Vec<DF> t2) {
+  const auto magic = hn::Set(df, 0x1.8p23f);
+  const auto kd = Fma(df, t2, hn::Set(df, 0x1.715476p-1f), magic);  // log2(e) / 2
+  const auto neg_n = hn::Sub(magic, kd);
+  const auto r2 = Fma(df, neg_n, hn::Set(df, 0x1.62e43p0f), t2);
+  return TimesPow2NegN(df, Horner(df, r2, gelu::kExpHalf32), neg_n, kd);
+}
+
+// g(x) for the lanes the fit on [0, 4] does not cover (|x| > 4, inf, NaN): the tail fit with t
+// clamped at 20; g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1), NaN stays NaN.
+template <class DD>
+HWY_NOINLINE hn::Vec<DD> GeluGWide(DD dd, hn::Vec<DD> x) {
+  using V = hn::Vec<DD>;
+  const V t = hn::Min(hn::Abs(x), hn::Set(dd, gelu::kClamp));
+  const V e = ExpNegHalf(dd, hn::Mul(t, t));
+  // G = phi(t) (R(t) - t), R(t) = w/4 * (t R(t)), w = 4/t.
+  const V w = hn::Div(hn::Set(dd, gelu::kFast), t);
+  const V tr = Horner(dd, Fma(dd, w, hn::Set(dd, 2.5), hn::Set(dd, -1.5)), gelu::kTail);
+  const V h = hn::Sub(hn::Mul(tr, hn::Mul(w, hn::Set(dd, 0.25))), t);
+  const V big_g = hn::Mul(hn::Mul(e, h), hn::Set(dd, gelu::kInvSqrt2Pi));
+  const auto pos = hn::Gt(x, hn::Zero(dd));
+  V g = hn::IfThenElse(pos, hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
+  g = hn::IfThenElse(hn::IsInf(x), hn::IfThenElse(pos, hn::Set(dd, 1.0), hn::Set(dd, -0.0)), g);
+  return hn::IfThenElse(hn::IsNaN(x), x, g);
+}
+
+// g(x) in double, relative error below 1.3e-8 (fits) plus a few double roundings.
+template <class DD>
+HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
+  using V = hn::Vec<DD>;
+  const V t = hn::Abs(x);
+  const V e = ExpNegHalf(dd, hn::Mul(t, t));
+  // t - t0hi is exact near the root (Sterbenz), so d carries t - t0 to about 2^-106.
+  const V d = hn::Sub(hn::Sub(t, hn::Set(dd, gelu::kT0Hi)), hn::Set(dd, gelu::kT0Lo));
+  const V q = Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -1.0)), gelu::kQ64);
+  const V big_g = hn::Mul(hn::Mul(e, d), q);
+  V g = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
+  // Only vectors holding such a lane pay for the tail (same per-lane result either way).
+  const auto wide = simd::HWY_NAMESPACE::NotLe(dd, t, hn::Set(dd, gelu::kFast));
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, wide))) g = hn::IfThenElse(wide, GeluGWide(dd, x), g);
+  return g;
+}
+
+// res with its lanes |x| > 4, inf or NaN replaced by dy * g(x) from the double path rounded to
+// float; only vectors holding such a lane pay for it (the same per-lane result either way).
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
+  using V = hn::Vec<DF>;
+  const auto wide =
+      simd::HWY_NAMESPACE::NotLe(df, hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast)));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, wide))) {
+#if HWY_TARGET == HWY_SCALAR
+    const hn::Rebind<double, DF> dd;
+    const V both = simd::HWY_NAMESPACE::F32FromF64(
+        dd, hn::Mul(hn::PromoteTo(dd, dy), GeluG(dd, hn::PromoteTo(dd, x))));
+#else
+    const hn::Repartition<double, DF> dd;
+    const hn::Half<DF> dh;
+    const auto lo = hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, dy)),
+                            GeluG(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x))));
+    const auto hi = hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, dy)),
+                            GeluG(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x))));
+    const V both = hn::Combine(df, simd::HWY_NAMESPACE::F32FromF64(dd, hi),
+                               simd::HWY_NAMESPACE::F32FromF64(dd, lo));
+#endif
+    res = hn::IfThenElse(wide, both, res);
+  }
+  return res;
+}
+
+// dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
+// lanes (|x| > 4, inf, NaN) from the double path rounded to float.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  using V = hn::Vec<DF>;
+  const V t = hn::Abs(x);
+  const V e = ExpNegHalfF(df, hn::Mul(t, t));
+  const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
+  const V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
+  const V big_g = hn::Mul(hn::Mul(e, d), q);
+  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, g));
+}
+
+// dy * g(x) for BFLOAT16 x from the table of g over every bfloat16 pattern (gelu_bf16_table): one
+// gather instead of the polynomials, exact per lane, so the same bits on every target; lanes with
+// |x| > 4, inf or NaN from the double path. (Not for binary16: the index costs a float -> binary16
+// conversion, and the table measured slower than the polynomials; docs/kernels.md#gelubackward.)
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradBF16TableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x,
+                                            const float *table) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  // x holds a bfloat16 value exactly: its pattern is the float's upper half.
+  const auto index = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, x)));
+  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, hn::GatherIndex(df, table, index)));
+}
+
+// g(x[i]) rounded once to float, i < n (n a multiple of 16): gelu_bf16_table's entries.
+void GeluFillTable(const double *x, float *g, size_t n) {
+  const hn::ScalableTag<double> dd;
+  for (size_t i = 0; i < n; i += hn::Lanes(dd))
+    hn::StoreU(simd::HWY_NAMESPACE::F32FromF64(dd, GeluG(dd, hn::LoadU(dd, x + i))),
+               hn::Rebind<float, decltype(dd)>(), g + i);
+}
+
+// out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the
+// computation dtype is 16-bit and the product is taken in float, g from `bf16_table` for BFLOAT16
+// (else null) and from the float polynomials for FLOAT16; `stream`: non-temporal stores
+// (simd::stream_output).
+void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *bf16_table, const void *dy,
+                   const void *x, void *out, size_t n, int stream) {
+  if (narrow && bf16_table != nullptr)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
+                                     [bf16_table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradBF16TableF32(df, vdy, vx, bf16_table);
+                                     });
+  else if (narrow)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
+                                     [](auto df, auto vdy, auto vx)
+                                         ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
+  else
+    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, stream,
+                                  [](auto dd, auto vdy, auto vx)
+                                      ACLNN_SIMD_LAMBDA { return hn::Mul(vdy, GeluG(dd, vx)); });
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

@@ -1,0 +1,600 @@
+// LayerNormBackward's row kernels (Highway; included by impl/layer_norm_backward.cpp per target).
+// Contract (the method and proofs: docs/kernels.md#layernormbackward):
+// - dtypes: rows of FLOAT, FLOAT16, BFLOAT16 in place, or gathered double rows (kind 0); gradInput
+//   as the rows' dtype or doubles; weight and column partials in double.
+// - accuracy: S1 = sum(g), S2 = sum(g xhat) (g = dy w) in double from the exact inputs; gradInput
+//   = rstd ((g - c1) - xhat c2) (c1 = S1/N, c2 = S2/N) in double, or in float where the row's
+//   condition-aware bound allows (VAL-TOL-1), rounded once; partials dy xhat, dy (LN-VALUE-2/3).
+// - special values: the reference's order (rstd last, xhat per element), LN-SPECIAL-1.
+// - determinism: eight accumulators per row (residues j mod 8) added in one fixed order whatever
+//   the vector width; every multiply-add fused (simd::Fma); every float/double choice per row or
+//   lane from its own values: the same bits on every target and thread count (VAL-DET-1).
+
+// ---- target-independent part (the arguments the plan hands to the kernels) ------------------
+#ifndef ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
+#define ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
+#include <cstdint>
+
+namespace aclnn_cpu {
+
+// What every row of a call shares. w/wf: the weight as doubles / floats (wf where rows may be
+// float rows), or null; wmax: the largest |wf| (1 without a weight); float_kind: gradInput's kind
+// (1 FLOAT, 2 FLOAT16, 3 BFLOAT16) where rows may be float rows, else 0; pw/pb: the block's column
+// partials of dy * xhat and dy, or null.
+struct LnShared {
+  int64_t n = 0;  // elements per row
+  const double *w = nullptr;
+  const float *wf = nullptr;
+  float wmax = 1.0f;
+  int float_kind = 0;
+  double *pw = nullptr, *pb = nullptr;
+};
+
+// One row for LnRow: x, dy and gi (in place, or double buffers), its mean and rstd, and the next
+// row's x and dy to prefetch (in-place rows; else null).
+struct LnRowArgs {
+  const void *x = nullptr, *dy = nullptr;
+  void *gi = nullptr;
+  double mean = 0, rstd = 0;
+  const char *next_x = nullptr, *next_dy = nullptr;
+};
+
+// Consecutive rows for LnRowsPipelined, in place: row r at x[r], dy[r], gi[r], mean[r], rstd[r];
+// stream: 64-byte aligned gradInput rows are written with non-temporal stores.
+struct LnRowsArgs {
+  int64_t rows = 0;
+  const void *const *x = nullptr, *const *dy = nullptr;
+  void *const *gi = nullptr;
+  const double *mean = nullptr, *rstd = nullptr;
+  bool stream = false;
+};
+
+}  // namespace aclnn_cpu
+#endif  // ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
+
+// ---- per-target part ---------------------------------------------------------------------------
+#if defined(ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_INL_HPP_
+#undef ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_INL_HPP_
+#else
+#define ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_INL_HPP_
+#endif
+
+#include <hwy/highway.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "impl/dtype.hpp"
+#include "impl/simd-inl.hpp"
+#include "impl/simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sh = simd::HWY_NAMESPACE;
+
+// c1 = S1/n and c2 = S2/n: the eight residue sums added in one fixed order, then the tail
+// j >= n8 element by element (shared by both row kernels, so both give the same bits).
+template <int kIn>
+inline void LnCombineSums(const double *s1v, const double *s2v, int64_t n, const void *x,
+                          const void *dy, const double *w, double mean, double rstd, double &c1,
+                          double &c2) {
+  double s1 = ((s1v[0] + s1v[4]) + (s1v[2] + s1v[6])) + ((s1v[1] + s1v[5]) + (s1v[3] + s1v[7]));
+  double s2 = ((s2v[0] + s2v[4]) + (s2v[2] + s2v[6])) + ((s2v[1] + s2v[5]) + (s2v[3] + s2v[7]));
+  for (int64_t j = n / 8 * 8; j < n; ++j) {
+    const double d = sh::LoadKind<kIn>(dy, j);
+    const double g = w ? d * w[j] : d;
+    s1 += g;
+    s2 = std::fma(g, (sh::LoadKind<kIn>(x, j) - mean) * rstd, s2);
+  }
+  const double dn = static_cast<double>(n);
+  c1 = s1 / dn;
+  c2 = s2 / dn;
+}
+
+// ---- gradInput in float: rstd * fma(xhat, -c2, g - c1) in float, c1 and c2 rounded to float;
+// within VAL-TOL-1 for the rows LnFloatRow admits (docs/kernels.md#layernormbackward).
+
+// The least N of a float row whose gradInput dtype has kind k (1 FLOAT, 2 or 3 16-bit).
+HWY_INLINE int64_t LnFloatMinN(int k) {
+  return k == 1 ? 32 : 257;
+}
+
+// One element of gradInput by the double formula (the double kernel's value).
+template <int kIn>
+HWY_INLINE double LnGradInputF64(const void *x, const void *dy, const double *w, double mean,
+                                 double rstd, double c1, double c2, int64_t j) {
+  const double d = sh::LoadKind<kIn>(dy, j);
+  const double xh = (sh::LoadKind<kIn>(x, j) - mean) * rstd;
+  const double g = w ? d * w[j] : d;
+  return rstd * std::fma(xh, -c2, g - c1);
+}
+
+// The column partials of elements [n8, n) of a row (the scalar tail of the vector loops).
+template <int kIn>
+HWY_INLINE void LnPartialsTail(int64_t n8, int64_t n, const void *x, const void *dy, double mean,
+                               double rstd, double *pw, double *pb) {
+  if (!pw && !pb) return;
+  for (int64_t j = n8; j < n; ++j) {
+    const double d = sh::LoadKind<kIn>(dy, j);
+    if (pw) pw[j] = std::fma(d, (sh::LoadKind<kIn>(x, j) - mean) * rstd, pw[j]);
+    if (pb) pb[j] += d;
+  }
+}
+
+// The float constants of a row.
+struct LnRowF32 {
+  float mean, rstd, c1, nc2;
+};
+// Whether row (n, c1, c2, mean, rstd) with gradInput of kind gi_kind takes the float second pass:
+// long enough, statistics zero or normal floats, and no underflow whose absolute error could
+// exceed the bound's spare part (docs/kernels.md#layernormbackward-gradinput-in-float).
+HWY_INLINE bool LnFloatRow(int gi_kind, int64_t n, double c1, double c2, double mean, double rstd,
+                           LnRowF32 &f) {
+  const auto normal = [](double v) {
+    const double a = std::fabs(v);
+    return a == 0.0 || (a >= 0x1p-126 && a <= 0x1.fffffep127);
+  };
+  if (n < LnFloatMinN(gi_kind) || !normal(c1) || !normal(c2) || !normal(mean) || !normal(rstd))
+    return false;
+  if (!(std::fabs(c1) >= (2 + std::fabs(c2)) * 0x1p-123 && std::fabs(rstd * c1) >= 0x1p-122))
+    return false;  // underflow's absolute errors might not fit the bound's spare part
+  f = {static_cast<float>(mean), static_cast<float>(rstd), static_cast<float>(c1),
+       static_cast<float>(-c2)};
+  return f.mean == mean && f.rstd == rstd;
+}
+
+// Whether no float intermediate of a binary16 float row's gradInput can overflow, so no lane needs
+// the non-finite test (docs/kernels.md#layernormbackward-rows-without-the-overflow-test).
+HWY_INLINE bool LnF16RowInRange(const LnRowF32 &f, float wmax) {
+  constexpr double kMax = 65504.0, kLimit = 0x1p127;
+  const double rstd = std::fabs(static_cast<double>(f.rstd));
+  const double xh = (kMax + std::fabs(static_cast<double>(f.mean))) * rstd;  // |x - mean| * rstd
+  const double g = kMax * static_cast<double>(wmax);                         // |dy * w|
+  const double gc = g + std::fabs(static_cast<double>(f.c1));                // |g - c1|
+  const double inner = xh * std::fabs(static_cast<double>(f.nc2)) + gc;      // the fma
+  // Comparisons false for NaN (a NaN weight) keep the test.
+  return xh < kLimit && gc < kLimit && inner < kLimit && rstd * inner < kLimit;
+}
+
+// One element of a float row's gradInput, as one lane of LnGradInputF32.
+template <int kIn, int kOut>
+HWY_INLINE void LnGradInputF32One(const void *x, const void *dy, const float *wf, void *gi,
+                                  const LnRowF32 &f, int64_t j, const double *w, double mean,
+                                  double rstd, double c1, double c2) {
+  const auto d = static_cast<float>(sh::LoadKind<kIn>(dy, j));
+  const float xh = (static_cast<float>(sh::LoadKind<kIn>(x, j)) - f.mean) * f.rstd;
+  const float g = wf ? d * wf[j] : d;
+  const float r = f.rstd * std::fma(xh, f.nc2, g - f.c1);
+  sh::StoreKind<kOut>(gi, j,
+                      std::isfinite(r) ? r : LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
+}
+
+// One row: x and dy of kind kIn (in place, or gathered doubles), gradInput (kGI) as kind kOut,
+// the column partials added into pw/pb; float_kind: or the dtype a double row is scattered to.
+template <int kIn, int kOut, bool kGI>
+HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
+  // The arguments as locals (in registers; vector stores may alias any memory).
+  const int64_t n = shared.n;
+  const void *const x = row.x, *const dy = row.dy;
+  const double *const w = shared.w;
+  const float *const wf = shared.wf;
+  const double mean = row.mean, rstd = row.rstd;
+  const int float_kind = shared.float_kind;
+  void *const gi = row.gi;
+  double *const pw = shared.pw, *const pb = shared.pb;
+  const char *const nx = row.next_x, *const ndy = row.next_dy;
+  const hn::ScalableTag<double> dd;
+  using V = hn::Vec<decltype(dd)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const int64_t per8 = 8 / lanes;
+  const V vm = hn::Set(dd, mean), vr = hn::Set(dd, rstd);
+  const int64_t n8 = n / 8 * 8;
+  double c1 = 0.0, c2 = 0.0;
+  if constexpr (kGI) {
+    HWY_ALIGN double s1v[8] = {}, s2v[8] = {};
+    for (int64_t k = 0; k < per8; ++k) {  // residues k*lanes .. k*lanes + lanes - 1
+      V a1 = hn::Zero(dd), a2 = hn::Zero(dd);
+      for (int64_t j = k * lanes; j < n8; j += 8) {
+        const V d = sh::LoadKindV<kIn>(dd, dy, j);
+        const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+        a1 = hn::Add(a1, g);
+        a2 = sh::Fma(dd, g, hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, x, j), vm), vr), a2);
+      }
+      hn::Store(a1, dd, s1v + k * lanes);
+      hn::Store(a2, dd, s2v + k * lanes);
+    }
+    LnCombineSums<kIn>(s1v, s2v, n, x, dy, w, mean, rstd, c1, c2);
+  }
+  const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
+  // A float row (see LnFloatRow) gets the float value of every element, as the pipelined kernel
+  // computes it, so that a gathered or strided layout gives the bits of the contiguous one.
+  LnRowF32 f{};
+  const bool float_row = kGI && float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, mean, rstd, f);
+  constexpr int64_t kInBytes = kIn == 0 ? 8 : kIn == 1 ? 4 : 2;
+  for (int64_t j = 0; j < n8; j += lanes) {
+    // The next row's x and dy (in place rows), fetched while this pass reads nothing from memory.
+    if (nx != nullptr && (j * kInBytes) % 64 == 0) {
+      __builtin_prefetch(nx + j * kInBytes, 0, 3);
+      __builtin_prefetch(ndy + j * kInBytes, 0, 3);
+    }
+    const V d = sh::LoadKindV<kIn>(dd, dy, j);
+    const V xh = hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, x, j), vm), vr);
+    if (kGI && !float_row) {
+      const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+      sh::StoreKindV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gi, j);
+    }
+    if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
+    if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+  }
+  if (kGI && !float_row)
+    for (int64_t j = n8; j < n; ++j)
+      sh::StoreKind<kOut>(gi, j, LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j));
+  LnPartialsTail<kIn>(n8, n, x, dy, mean, rstd, pw, pb);
+  if (float_row)  // gathered or strided rows only: element by element
+    for (int64_t j = 0; j < n; ++j)
+      LnGradInputF32One<kIn, kOut>(x, dy, wf, gi, f, j, w, mean, rstd, c1, c2);
+}
+
+// ---- rows in place, pipelined: LnRowT's arithmetic, with row r's second pass (its data in
+// cache) and row r + 1's first pass (its data arriving from memory) in one loop.
+
+// The longest bfloat16 row whose dy and x are kept as floats between its passes (8 KB, in L1).
+constexpr int64_t kLnKeptMaxN = 1024;
+
+// Row sums' accumulators of one row: eight residues j mod 8 held as 8/L vectors of L lanes.
+template <class DD>
+struct LnSums {
+  static constexpr size_t kPer8 = 8 / hn::MaxLanes(DD());
+  hn::Vec<DD> a1[kPer8], a2[kPer8];
+};
+
+// c1 and c2 from the vector accumulators (LnCombineSums, as LnRowT).
+template <int kIn, class DD>
+HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
+                             const double *w, double mean, double rstd, double &c1, double &c2) {
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  HWY_ALIGN double s1v[8], s2v[8];
+  for (size_t k = 0; k < LnSums<DD>::kPer8; ++k) {
+    hn::Store(acc.a1[k], dd, s1v + k * kLanes);
+    hn::Store(acc.a2[k], dd, s2v + k * kLanes);
+  }
+  LnCombineSums<kIn>(s1v, s2v, n, x, dy, w, mean, rstd, c1, c2);
+}
+
+// One step of a row's first pass at element j, with its additions to the column partials pw/pb
+// (LnRowT's second loop, moved here so that the second pass can run in float).
+template <class DD>
+HWY_INLINE void LnSumStepV(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, hn::Vec<DD> d, hn::Vec<DD> xv,
+                           const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
+                           double *pb) {
+  const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+  const auto xh = hn::Mul(hn::Sub(xv, vm), vr);
+  a1 = hn::Add(a1, g);
+  a2 = sh::Fma(dd, g, xh, a2);
+  if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
+  if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+}
+template <int kIn, class DD>
+HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x, const void *dy,
+                          const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
+                          double *pb) {
+  LnSumStepV(dd, a1, a2, sh::LoadKindV<kIn>(dd, dy, j), sh::LoadKindV<kIn>(dd, x, j), w, vm, vr, j,
+             pw, pb);
+}
+
+// Sixteen steps of a 16-bit row's first pass from j0 (AVX3: a float vector is two doubles) that
+// also keep dy and x as floats in kd/kx for the second pass (no second conversion); the same
+// values in the same order as two LnSumSteps.
+template <int kIn, class DD, class DF>
+HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x,
+                                const void *dy, const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr,
+                                int64_t j0, double *pw, double *pb, float *kd, float *kx) {
+#if HWY_TARGET == HWY_SCALAR  // no halves of vectors; never instantiated there (kKeep)
+  static_assert(sizeof(DD) == 0, "AVX3 only");
+#else
+  static_assert(hn::MaxLanes(DF()) == 2 * hn::MaxLanes(DD()), "a float vector is two doubles");
+  const auto j = static_cast<size_t>(j0);
+  const auto d = sh::LoadAsF32<kIn>(df, dy, j), xv = sh::LoadAsF32<kIn>(df, x, j);
+  hn::Store(d, df, kd + j0);
+  hn::Store(xv, df, kx + j0);
+  const hn::Half<DF> dh;
+  LnSumStepV(dd, a1, a2, hn::PromoteTo(dd, hn::LowerHalf(dh, d)),
+             hn::PromoteTo(dd, hn::LowerHalf(dh, xv)), w, vm, vr, j0, pw, pb);
+  LnSumStepV(dd, a1, a2, hn::PromoteTo(dd, hn::UpperHalf(dh, d)),
+             hn::PromoteTo(dd, hn::UpperHalf(dh, xv)), w, vm, vr, j0 + hn::MaxLanes(DD()), pw, pb);
+#endif
+}
+
+// One vector of a float row's gradInput from element j; w/c1/c2/mean/rstd: the double values for
+// lanes recomputed in double; stream: gi + j aligned, stored non-temporally; kBf16Insn: narrowed by
+// VCVTNEPS2BF16 (the same bits); kKept: dy and x from kd/kx (LnSumStep16Kept); kChecked: test for
+// non-finite lanes (false only where LnF16RowInRange rules them out).
+template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked = true, class DF>
+HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *gi,
+                               const LnRowF32 &f, int64_t j, bool stream, const double *w,
+                               double mean, double rstd, double c1, double c2, const float *kd,
+                               const float *kx) {
+  const auto sj = static_cast<size_t>(j);
+  const auto d = kKept ? hn::Load(df, kd + j) : sh::LoadAsF32<kIn>(df, dy, sj);
+  const auto vr = hn::Set(df, f.rstd);
+  const auto xv = kKept ? hn::Load(df, kx + j) : sh::LoadAsF32<kIn>(df, x, sj);
+  const auto xh = hn::Mul(hn::Sub(xv, hn::Set(df, f.mean)), vr);
+  const auto g = wf ? hn::Mul(d, hn::LoadU(df, wf + j)) : d;
+  const auto r = hn::Mul(vr, sh::Fma(df, xh, hn::Set(df, f.nc2), hn::Sub(g, hn::Set(df, f.c1))));
+  using T = std::conditional_t<kOut == 1, float, uint16_t>;
+  const hn::Rebind<T, DF> dout;
+#if ACLNN_SIMD_BF16_INSN
+  // One classification for the instruction's special lanes and the non-finite ones: a vector
+  // with neither (nearly all) is narrowed by the instruction; any other takes the integer
+  // rounding and the lane fix below, which give the same bits.
+  if constexpr (kBf16Insn) {
+    if (HWY_LIKELY(!sh::AnyNotFiniteOrSubnormal(df, r))) {
+      sh::StoreOrStream(sh::BF16FromF32InsnNoSpecial(df, r), dout, static_cast<T *>(gi) + j,
+                        stream);
+      return;
+    }
+  }
+#endif
+  auto out = [&] {
+    if constexpr (kOut == 1)
+      return r;
+    else if constexpr (kOut == 2)
+      return sh::F16FromF32(df, r);
+    else
+      return sh::BF16FromF32(df, r);
+  }();
+  if constexpr (!kChecked) {
+    sh::StoreOrStream(out, dout, static_cast<T *>(gi) + j, stream);
+    return;
+  }
+  const auto bad = sh::NotFinite(df, r);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
+    HWY_ALIGN float lane_bad[hn::MaxLanes(DF())];
+    HWY_ALIGN T fixed[hn::MaxLanes(DF())];
+    hn::Store(hn::VecFromMask(df, bad), df, lane_bad);
+    hn::Store(out, dout, fixed);
+    for (size_t l = 0; l < hn::Lanes(df); ++l)
+      if (std::bit_cast<uint32_t>(lane_bad[l]) != 0)
+        sh::StoreKind<kOut>(
+            fixed, static_cast<int64_t>(l),
+            LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j + static_cast<int64_t>(l)));
+    out = hn::Load(dout, fixed);
+  }
+  sh::StoreOrStream(out, dout, static_cast<T *>(gi) + j, stream);
+}
+
+// The rows of args, consecutive rows of one block; kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit
+// row's dy and x kept as floats between its passes (LnSumStep16Kept), and w, wf, pw and pb all
+// given, so the loops test none of them (GCC does not unswitch these loops itself).
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args) {
+  // The arguments as locals (see LnRowT).
+  const int64_t rows = args.rows, n = shared.n;
+  const void *const *const x = args.x;
+  const void *const *const dy = args.dy;
+  void *const *const gi = args.gi;
+  const double *const mean = args.mean, *const rstd = args.rstd;
+  const double *const w = shared.w;
+  const float *const wf = shared.wf;
+  const float wmax = shared.wmax;
+  double *const pw = shared.pw, *const pb = shared.pb;
+  const int float_kind = shared.float_kind;
+  const bool stream = args.stream;
+  if constexpr (kKeep) {
+    if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
+  }
+  using DD = hn::ScalableTag<double>;
+  const DD dd;
+  using V = hn::Vec<DD>;
+  const hn::ScalableTag<float> df;
+  constexpr size_t kLanes = hn::MaxLanes(DD());
+  constexpr size_t kLanesF = hn::MaxLanes(decltype(df)());
+  static_assert(16 % kLanesF == 0, "whole float vectors per 16 elements");
+  constexpr size_t kPer8 = LnSums<DD>::kPer8;
+  const int64_t n8 = n / 8 * 8, n16 = n / 16 * 16;
+  constexpr int64_t kInBytes = kIn == 1 ? 4 : 2;
+  LnSums<DD> acc;
+  // Kept floats (j < n16): row r + 1's first pass overwrites j just after row r's second read it.
+  static_assert(!kKeep || (kIn != 1 && kPer8 == 1 && kLanesF == 16), "AVX3's 16-bit rows only");
+  HWY_ALIGN float kept[kKeep ? 2 * kLnKeptMaxN : 1];
+  float *const kd = kept, *const kx = kept + (kKeep ? kLnKeptMaxN : 0);
+  // Row i's first pass over elements j0 .. j0 + 7 (its sums and column partials).
+  const auto first8 = [&](int64_t i, V vm, V vr, int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+    for (size_t k = 0; k < kPer8; ++k)
+      LnSumStep<kIn>(dd, acc.a1[k], acc.a2[k], x[i], dy[i], w, vm, vr,
+                     j0 + static_cast<int64_t>(k * kLanes), pw, pb);
+  };
+  const auto start = [&] {
+    for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
+  };
+  const auto finish = [&](int64_t i, double &c1, double &c2) {
+    LnFinishSums<kIn>(dd, acc, n, x[i], dy[i], w, mean[i], rstd[i], c1, c2);
+    LnPartialsTail<kIn>(n8, n, x[i], dy[i], mean[i], rstd[i], pw, pb);
+  };
+  // The first row's first pass alone.
+  double c1 = 0, c2 = 0;
+  start();
+  {
+    const V vm = hn::Set(dd, mean[0]), vr = hn::Set(dd, rstd[0]);
+    int64_t j0 = 0;
+    if constexpr (kKeep)
+      for (; j0 < n16; j0 += 16)
+        LnSumStep16Kept<kIn>(dd, df, acc.a1[0], acc.a2[0], x[0], dy[0], w, vm, vr, j0, pw, pb, kd,
+                             kx);
+    for (; j0 < n8; j0 += 8) first8(0, vm, vr, j0);
+    finish(0, c1, c2);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const bool next = r + 1 < rows;
+    const void *xr = x[r], *dr = dy[r];
+    void *gr = gi[r];
+    // Row r's second pass over elements j0 .. j0 + 15 (second16) and one element (second1),
+    // together with row r + 1's first pass.
+    const auto pass = [&](auto second16, auto second1) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      if (next) {
+        start();
+        const V vm1 = hn::Set(dd, mean[r + 1]), vr1 = hn::Set(dd, rstd[r + 1]);
+        // Row r + 2's lines requested into L2 while row r + 1 is read: the hardware prefetchers
+        // do not cross pages (docs/kernels.md#layernormbackward-measurements).
+        const char *x2 = r + 2 < rows ? static_cast<const char *>(x[r + 2]) : nullptr;
+        const char *d2 = r + 2 < rows ? static_cast<const char *>(dy[r + 2]) : nullptr;
+        // With one vector of residues (AVX3), the sums and row pointers as locals no store can
+        // alias (in acc, the partials' stores forced them through the stack at every step).
+        V a1 = acc.a1[0], a2 = acc.a2[0];
+        const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
+        for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+          if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
+            __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
+            __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
+          }
+          second16(j0);
+          if constexpr (kKeep) {
+            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
+          } else if constexpr (kPer8 == 1) {
+            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb);
+            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0 + 8, pw, pb);
+          } else {
+            first8(r + 1, vm1, vr1, j0);
+            first8(r + 1, vm1, vr1, j0 + 8);
+          }
+        }
+        if constexpr (kPer8 == 1) {
+          acc.a1[0] = a1;
+          acc.a2[0] = a2;
+        }
+        if (n8 > n16) first8(r + 1, vm1, vr1, n16);
+      } else {
+        for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
+      }
+      for (int64_t j = n16; j < n; ++j) second1(j);
+    };
+    const double m = mean[r], rs = rstd[r];
+    LnRowF32 f{};
+    if (float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, m, rs, f)) {
+      const bool st = stream && reinterpret_cast<uintptr_t>(gr) % 64 == 0;
+      const auto float_pass = [&](auto checked) HWY_ATTR ACLNN_SIMD_LAMBDA {
+        pass(
+            [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+              for (size_t k = 0; k < 16 / kLanesF; ++k)
+                LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value>(
+                    df, xr, dr, wf, gr, f, j0 + static_cast<int64_t>(k * kLanesF), st, w, m, rs, c1,
+                    c2, kd, kx);
+            },
+            [&](int64_t j) {
+              LnGradInputF32One<kIn, kOut>(xr, dr, wf, gr, f, j, w, m, rs, c1, c2);
+            });
+      };
+      // binary16 rows: no non-finite test where the row's bound rules it out.
+      if constexpr (kIn == 2) {
+        if (LnF16RowInRange(f, wmax))
+          float_pass(std::false_type());
+        else
+          float_pass(std::true_type());
+      } else {
+        float_pass(std::true_type());
+      }
+    } else {
+      const V vm = hn::Set(dd, m), vr = hn::Set(dd, rs);
+      const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
+      pass(
+          [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+            for (size_t k = 0; k < 16 / kLanes; ++k) {
+              const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
+              const V d = sh::LoadKindV<kIn>(dd, dr, j);
+              const V xh = hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, xr, j), vm), vr);
+              const V g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+              sh::StoreKindV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
+            }
+          },
+          [&](int64_t j) {
+            sh::StoreKind<kOut>(gr, j, LnGradInputF64<kIn>(xr, dr, w, m, rs, c1, c2, j));
+          });
+    }
+    if (next) finish(r + 1, c1, c2);
+  }
+  if (stream) simd::flush_streams();
+}
+
+// One function per instantiation (its own register allocation; two inlined into one measured
+// slower), with the structs' fields as parameters (passing the structs themselves changed the
+// register allocation of every instance's loops).
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
+                                   const void *const *dy, void *const *gi, const double *mean,
+                                   const double *rstd, const double *w, const float *wf, float wmax,
+                                   double *pw, double *pb, int float_kind, bool stream) {
+  const LnShared shared{
+      .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
+  const LnRowsArgs args{
+      .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
+}
+// The instance for rows of kind kIn: BFLOAT16 rows keep their floats (AVX3, rows up to
+// kLnKeptMaxN, the weight and both partials given); docs/kernels.md#layernormbackward-measurements.
+template <int kIn, bool kBf16Insn = false>
+HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
+  const auto run = [&](auto keep) {
+    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value>(
+        a.rows, s.n, a.x, a.dy, a.gi, a.mean, a.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
+        a.stream);
+  };
+  if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
+                hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
+    if (s.n / 16 * 16 <= kLnKeptMaxN && s.w != nullptr && s.wf != nullptr && s.pw != nullptr &&
+        s.pb != nullptr)
+      return run(std::true_type());
+  }
+  run(std::false_type());
+}
+
+// kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
+void LnRowsPipelined(int kind, const LnShared &shared, const LnRowsArgs &args) {
+  switch (kind) {
+    case 2:
+      return LnRowsPipelinedK<2>(shared, args);
+    case 3:
+#if ACLNN_SIMD_BF16_INSN
+      if (simd::use_bf16_insn()) return LnRowsPipelinedK<3, true>(shared, args);
+#endif
+      return LnRowsPipelinedK<3>(shared, args);
+    default:
+      return LnRowsPipelinedK<1>(shared, args);
+  }
+}
+
+// in_kind/out_kind: 0 (double buffers) or the row's dtype kind; out_kind is ignored without
+// gradInput. Pairs other than (0 or k, 0 or k) do not occur.
+void LnRow(int in_kind, int out_kind, bool want_gi, const LnShared &shared, const LnRowArgs &row) {
+  const auto call = [&](auto in_c, auto out_c) {
+    constexpr int kIn = decltype(in_c)::value, kOut = decltype(out_c)::value;
+    if (want_gi)
+      LnRowT<kIn, kOut, true>(shared, row);
+    else
+      LnRowT<kIn, kOut, false>(shared, row);
+  };
+  using I0 = std::integral_constant<int, 0>;
+  // The dtype kind in play, kc, on each side that is not a double buffer.
+  const auto pick = [&](auto kc) {
+    return in_kind == 0 ? (out_kind == 0 ? call(I0(), I0()) : call(I0(), kc))
+                        : (out_kind == 0 ? call(kc, I0()) : call(kc, kc));
+  };
+  switch (in_kind != 0 ? in_kind : out_kind) {
+    case 1:
+      return pick(std::integral_constant<int, 1>());
+    case 2:
+      return pick(std::integral_constant<int, 2>());
+    case 3:
+      return pick(std::integral_constant<int, 3>());
+    default:
+      return call(I0(), I0());
+  }
+}
+
+}  // namespace aclnn_cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
