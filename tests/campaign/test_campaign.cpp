@@ -31,7 +31,9 @@ CampaignConfig small_config(const std::string &out) {
 }
 
 fs::path fresh_dir(const std::string &name) {
-  const fs::path p = fs::temp_directory_path() / ("aclnn-conform-test-" + name);
+  // Per process: test runs of other build trees on the machine must not share corpora.
+  const fs::path p = fs::temp_directory_path() /
+                     ("aclnn-conform-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p;
 }

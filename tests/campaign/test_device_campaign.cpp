@@ -5,6 +5,7 @@
 // and slow first calls; and it injects device faults. The campaign must judge what the library
 // does, not what the runtime makes of a careless caller (docs/device.md).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,7 +24,9 @@ using namespace aclnn_conform;
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string &name) {
-  const fs::path p = fs::temp_directory_path() / ("aclnn-conform-device-" + name);
+  // Per process: other test runs on the machine must not share a device's state directory.
+  const fs::path p = fs::temp_directory_path() /
+                     ("aclnn-conform-device-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p;
 }
@@ -210,7 +213,9 @@ TEST(DeviceCampaign, OutOfDeviceMemoryIsNotChargedToAnOp) {
 // call, so the op is charged with a hang of that call, and the run goes on.
 TEST(DeviceCampaign, AStreamThatNeverCompletesIsAHangOfTheOpsCall) {
   std::ostringstream log;
-  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_HANG_AFTER", "40"}}));
+  // The tenth kernel of every worker process: past the set-up's and the warm-up's, whatever
+  // share of the tasks a worker gets.
+  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_HANG_AFTER", "10"}}));
   CampaignConfig cfg = config("hang", "cann");
   cfg.ops = {"SeluBackward"};
   cfg.cases = 60;
