@@ -267,6 +267,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   };
 
   if (t.kind == Task::Kind::kProtocol) {
+    arm_late_write_check();
     auto results = probe(t, c, ctx);
     for (const auto &cr : results) r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
     const std::string target = first_failure(results);
@@ -305,6 +306,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     return r;
   }
 
+  arm_late_write_check();
   Outcome o = run_case(*ctx.sut, op, c);
   // A runtime call that failed the set-up or the copy back: the worker asks whether the device
   // is still there, or full, before this is judged as the op's (worker_process_main).
@@ -335,6 +337,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     c = shrink(
         t, c,
         [&](const Case &cand) {
+          arm_late_write_check();
           Outcome co = run_case(*ctx.sut, op, cand);
           if (judge_task(t, cand, co, cfg, ctx.competitor).target != target) return false;
           shrunk_outcome = std::move(co);
@@ -735,8 +738,7 @@ int worker_process_main(int argc, char **argv) {
   set_call_trace(w.trace);
   install_process_guard(kWorkerResultFd, kWorkerCommandFd, w.trace, gib > 0);
   // Outputs that change after the call returned (a thread the SUT left running) are deviations.
-  // Checked 200 us after the copy back, on a worker's first 16 successful calls and every 32nd
-  // after (runner.cpp).
+  // Checked 200 us after the copy back, on each task's first successful call (runner.cpp).
   set_late_write_check(200);
   Records records(kWorkerResultFd);
   FILE *in = fdopen(kWorkerCommandFd, "r");

@@ -15,13 +15,9 @@ namespace aclnn_conform {
 namespace {
 
 int g_late_write_us = 0;
-// Checked calls: the process's first 16 successful ones, then every 32nd. A wait on every call
-// would cost the fastest ops a third of their rate (docs/robustness.md, section 5); counting only
-// successful calls keeps rejected ones (no output written, nothing left running) from using up
-// the checks, so whatever order the tasks reach a worker in, its first valid calls are checked.
-constexpr long long kLateWriteFirst = 16;
-constexpr long long kLateWriteEvery = 32;
-long long g_calls = 0;
+// The next successful call is checked (arm_late_write_check): a campaign arms each task's first
+// call, so which calls are checked follows the tasks, not how they are spread over processes.
+bool g_armed = false;
 
 std::string recent_error_traced(const Sut &sut) {
   ClauseScope clause("ABI-ERRMSG-1");
@@ -79,6 +75,10 @@ std::string device_health_check(const Sut &sut, bool &out_of_memory) {
 
 void set_late_write_check(int microseconds) {
   g_late_write_us = microseconds;
+}
+
+void arm_late_write_check() {
+  g_armed = true;
 }
 
 std::vector<std::vector<std::byte>> output_storage(const OpDescriptor &op, const Case &c,
@@ -201,9 +201,8 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
       out.harness_status = copied;
     }
   }
-  const bool checked = out.status == 0 && out.phase == 0 &&
-                       (g_calls < kLateWriteFirst || g_calls % kLateWriteEvery == 0);
-  if (out.status == 0) ++g_calls;
+  const bool checked = g_armed && out.status == 0 && out.phase == 0 && !out.harness_error;
+  if (checked) g_armed = false;
   if (g_late_write_us > 0 && checked) {
     // The call has returned and the stream is synchronised: nothing may change any more.
     std::this_thread::sleep_for(std::chrono::microseconds(g_late_write_us));

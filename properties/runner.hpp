@@ -43,11 +43,13 @@ struct Outcome {
   std::vector<int64_t> changed_after_return;
 };
 
-// The late-write check: on the process's first 16 successful run_case calls and every 32nd after
-// them, run_case copies every storage back a second time, this many microseconds after the first
-// copy, and records what changed in between. 0 (the default): off. The campaign's workers turn it
-// on; it costs the wait and a second copy on the calls it checks.
+// The late-write check: on an armed call (arm_late_write_check: the next run_case that succeeds),
+// run_case copies every storage back a second time, this many microseconds after the first copy,
+// and records what changed in between. 0 (the default): off. The campaign's workers turn it on
+// and arm each task's first call (and each shrink candidate's); it costs the wait and a second
+// copy on the calls it checks.
 void set_late_write_check(int microseconds);
+void arm_late_write_check();
 
 struct RunOptions {
   aclFormat format = ACL_FORMAT_ND;  // the storage format every tensor is created with
