@@ -106,23 +106,6 @@ std::string byte_array(const std::vector<std::byte> &bytes, const std::string &i
   return s + "}";
 }
 
-// Ordered-integer key of a float's bits (+0 and -0 both map to 0), and back.
-int64_t float_key(uint64_t bits, size_t size) {
-  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
-  const uint64_t mag = bits & (sign - 1);
-  return (bits & sign) ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag);
-}
-uint64_t key_bits(int64_t key, size_t size) {
-  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
-  return key >= 0 ? static_cast<uint64_t>(key) : (sign | static_cast<uint64_t>(-key));
-}
-
-int ceil_log2(int64_t n) {
-  int k = 0;
-  while (k < 63 && (int64_t{1} << k) < n) ++k;
-  return k;
-}
-
 std::string var_name(const std::string &param) {
   static const std::set<std::string> taken = {"ret",        "workspaceSize",
                                               "executor",   "stream",
@@ -402,55 +385,9 @@ void PrintElement(const char *what, uint64_t bits, double value, size_t elementS
 
 AcceptedRange accepted_range(const aclnn_ref::ExpectedOutput &e, int64_t index,
                              const aclnn_ref::Tolerance &tol, double sum_unit_roundoff) {
-  const DType t = e.values.dtype;
-  const uint64_t eb = e.values.bits(index);
-  const double ev = e.values.at(index);
-  if (!std::isfinite(ev)) return {ev, ev};
-  const size_t i = static_cast<size_t>(index);
-  const int64_t n = e.values.numel();
-  const bool have_scale = static_cast<int64_t>(e.error_scale.size()) == n;
-  const bool sum = have_scale && (tol.kind == aclnn_ref::Tolerance::Kind::kUlp ||
-                                  tol.kind == aclnn_ref::Tolerance::Kind::kSum);
-  if (sum) {  // VAL-TOL-1's condition-aware bound, as compare_output applies it
-    const bool have_exact = static_cast<int64_t>(e.exact_nearest.size()) == n;
-    const bool have_count = static_cast<int64_t>(e.term_count.size()) == n;
-    const int64_t terms = have_count ? e.term_count[i] : 1;
-    const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;
-    const double u =
-        tol.kind == aclnn_ref::Tolerance::Kind::kSum ? tol.unit_roundoff : sum_unit_roundoff;
-    double exact, rhs;
-    if (have_exact) {
-      exact = e.exact_nearest[i];
-      rhs =
-          0.5 * aclnn_ref::ulp_at(exact, t) + k * u * e.error_scale[i] + 0x1p-52 * std::fabs(exact);
-    } else {
-      exact = ev;
-      rhs = aclnn_ref::ulp_at(ev, t) + k * u * e.error_scale[i];
-    }
-    rhs *= 1 + 0x1p-50;
-    return {exact - rhs, exact + rhs};
-  }
-  if (tol.kind == aclnn_ref::Tolerance::Kind::kSum ||
-      tol.kind == aclnn_ref::Tolerance::Kind::kAscend)
-    return {ev, ev};
-  const double bound = tol.ulp_bound(t);
-  if (!aclnn_ref::is_floating(t)) {
-    const double b = std::floor(bound);
-    return {ev - b, ev + b};
-  }
-  // Walk the representable neighbours while the judge's ulp distance stays within the bound.
-  const size_t size = aclnn_ref::dtype_size(t);
-  const int64_t key = float_key(eb, size);
-  auto ok = [&](int64_t k) {
-    const auto d = aclnn_ref::element_distance(e, index, key_bits(k, size), false);
-    return !d.class_mismatch && d.ulps <= bound;
-  };
-  constexpr int64_t kMaxSteps = 1 << 20;
-  int64_t lo = key, hi = key;
-  while (hi - key < kMaxSteps && ok(hi + 1)) ++hi;
-  while (key - lo < kMaxSteps && ok(lo - 1)) --lo;
-  uint64_t lb = key_bits(lo, size), hb = key_bits(hi, size);
-  return {aclnn_ref::decode(&lb, t), aclnn_ref::decode(&hb, t)};
+  const aclnn_ref::AcceptedInterval r =
+      aclnn_ref::accepted_interval(e, index, tol, sum_unit_roundoff);
+  return {r.lo, r.hi};
 }
 
 namespace {
