@@ -4,26 +4,36 @@
 // corpus that the next run replays first.
 //
 // The campaign's units, one job each:
-//   campaign.cpp         the run loop: queues tasks (corpus, edge rows, probes, the seed space),
-//                        keeps the pool busy, turns records into verdicts, deviations and crashes
+//   campaign.cpp         the run loop: queues tasks (corpus, edge rows, probes, the seed space) and
+//                        pumps until done; the Campaign class's other jobs (campaign_run.hpp):
+//     campaign_setup.cpp     set-up: the SUT's exports and product emulation, devices, workers
+//     campaign_dispatch.cpp  batches of tasks to workers; crash shrinking's driver
+//     campaign_records.cpp   records into verdicts and deviations; the result's assembly
+//     campaign_deaths.cpp    crashes, hangs and device faults charged to the call in flight
 //   selection.cpp        set-up: selects ops and clauses, warns about entries that match nothing
 //   task.cpp             the units of work: the seed space, edge rows, fixed probes
 //   worker_pool.cpp      worker processes started fresh (exec): pipes, the shared call-trace page,
 //                        output capture, crash/hang detection, reaping, stopping, leftovers
 //   worker_protocol.cpp  the pipes' commands and records and the accuracy rows they carry
-//   worker.cpp           what one worker does: loads the SUT, starts its device, runs, judges
-//                        and shrinks tasks, guards its process
+//   worker.cpp           what a worker does with a task: runs, judges, shrinks, fingerprints it
+//   worker_process.cpp   the worker process's main: loads the SUT, starts its device, commands
+//   process_guard.cpp    what a SUT may do to the worker's process; the memory limit
 //   crash_shrink.cpp     shrinking a crash or hang, one candidate per worker run
 //   devices.cpp          --devices: spreading workers, retiring devices that fail
 //   corpus.cpp           stores counterexamples and loads them for replay
-//   result.cpp           CampaignResult and its one serialisation (report.json, shards; a
-//                        Deviation's to_json is also the pipe's failure record), merging accuracy
-//                        and shards, clause statuses
-//   report.cpp, report_html.cpp   Markdown, JUnit, HTML; clause_counts() for them and the CLI
+//   result.cpp           CampaignResult: clause statuses, merging accuracy and shards;
+//   result_json.cpp      its one serialisation (report.json, shards; a Deviation's to_json is also
+//                        the pipe's failure record)
+//   precision.cpp, precision_standards.cpp   the precision standards' tallies, and their outcomes
+//   report.cpp           the reports' shared parts (report_detail.hpp), clause_counts() for them
+//                        and the CLI; report_accuracy.cpp their accuracy rows
+//   report_markdown.cpp, report_junit.cpp, report_html*.cpp (report_html_page.hpp)   the renderers
 //   kit_tally.cpp, kit_policy.cpp   the vendor kits' standards per op/dtype and as --policy
 //                        (reference/kit_standards.cpp has their rules; docs/standards.md)
-//   ttk_import.cpp       import-ttk: the kit's case files as corpus entries
-//   repro.cpp            standalone repro programs; docs.cpp, golden.cpp, causes.cpp, ...
+//   ttk_parse.cpp, ttk_case.cpp, ttk_import.cpp   import-ttk: the kit's case files read, each row
+//                        built into a case, the cases written as corpus entries
+//   repro.cpp            standalone repro programs (repro_detail.hpp lists their pieces; the fixed
+//                        part is repro/prelude.cpp); docs.cpp, golden.cpp, causes.cpp, ...
 // Op-specific behaviour is read from the op's descriptor (properties/op.hpp, per-op hooks), never
 // named here.
 #pragma once
@@ -33,7 +43,6 @@
 #include <filesystem>
 #include <iosfwd>
 #include <string>
-#include <vector>
 #include <vector>
 
 #include "campaign/result.hpp"

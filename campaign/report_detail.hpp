@@ -1,5 +1,5 @@
-// Helpers shared by the report renderers (report.cpp: Markdown and JUnit; report_html.cpp:
-// HTML). Internal to aclnn::campaign.
+// Helpers shared by the report renderers (report_markdown.cpp, report_junit.cpp, report_html*.cpp),
+// defined in report.cpp and report_accuracy.cpp. Internal to aclnn::campaign.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,8 @@ std::string verdict_text(const CampaignResult &r);
 std::string counts_text(const CampaignResult &r);
 std::string status_label(const ClauseVerdict &c);
 std::string min_cases_text(const CampaignResult &r);
+// A seed as the reports print it.
+std::string seed_text(uint64_t seed);
 std::vector<std::pair<std::string, std::string>> identity_rows(const CampaignResult &r);
 std::string variants_text(const std::vector<std::string> &v);
 std::string excerpt(const std::string &text, size_t max = 90);

@@ -51,7 +51,8 @@ std::string repro_program(const OpDescriptor &op, const Case &c,
                           const ReproOptions &options = {});
 
 // The accepted interval [lo, hi] (as doubles) of one written output element under a tolerance:
-// what the repro program embeds beside the value of record. Exposed for tests.
+// what the repro program embeds beside the value of record. The reference module computes it
+// (aclnn_ref::accepted_interval, reference/compare.hpp); exposed here for tests.
 struct AcceptedRange {
   double lo = 0, hi = 0;
 };

@@ -92,6 +92,34 @@ double ulps_at_exact(double got, double exact, double err, DType t) {
   return std::max(0.0, std::fabs(got - exact) - err) / step_toward(exact, got, t);
 }
 
+// The terms of VAL-TOL-1's condition-aware bound at element i: n (term_count, else 1), sum|terms|
+// (error_scale, else 0) and k = ceil(log2 n) + 2.
+struct SumTerms {
+  int64_t terms = 1;
+  double scale = 0;
+  int k = 2;
+};
+SumTerms sum_terms(const ExpectedOutput &exp, int64_t i) {
+  const int64_t n = exp.values.numel();
+  const auto at = static_cast<size_t>(i);
+  SumTerms s;
+  s.terms = static_cast<int64_t>(exp.term_count.size()) == n ? exp.term_count[at] : 1;
+  s.scale = static_cast<int64_t>(exp.error_scale.size()) == n ? exp.error_scale[at] : 0;
+  s.k = ceil_log2(std::max<int64_t>(s.terms, 1)) + 2;
+  return s;
+}
+
+// Ordered-integer key of a float's bits (+0 and -0 both map to 0), and back.
+int64_t float_key(uint64_t bits, size_t size) {
+  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
+  const uint64_t mag = bits & (sign - 1);
+  return (bits & sign) ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag);
+}
+uint64_t key_bits(int64_t key, size_t size) {
+  const uint64_t sign = uint64_t{1} << (size * 8 - 1);
+  return key >= 0 ? static_cast<uint64_t>(key) : (sign | static_cast<uint64_t>(-key));
+}
+
 int hex_digits(DType t) {
   return static_cast<int>(dtype_size(t)) * 2;
 }
@@ -236,8 +264,6 @@ Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, cons
   const int64_t n = exp.values.numel();
   r.count = n;
   const bool have_exact = static_cast<int64_t>(exp.exact_nearest.size()) == n;
-  const bool have_scale = static_cast<int64_t>(exp.error_scale.size()) == n;
-  const bool have_count = static_cast<int64_t>(exp.term_count.size()) == n;
   const double bound = tol.ulp_bound(t);
   const double ten_t = 10 * r.ascend.threshold;
   double rel_sum = 0;
@@ -281,9 +307,7 @@ Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, cons
         why = fmt::format("{:.6g} units from the value of record (integers are exact)", d.ulps);
       }
     } else if (sum_rule && !d.sign_mismatch && !std::isnan(gv)) {
-      const int64_t terms = have_count ? exp.term_count[static_cast<size_t>(i)] : 1;
-      const double scale = have_scale ? exp.error_scale[static_cast<size_t>(i)] : 0;
-      const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;
+      const auto [terms, scale, k] = sum_terms(exp, i);
       // The accumulation error (k u sum|terms|, plus the exact value's own rounding to double);
       // the half ulp is the final rounding itself.
       const double accumulation =
@@ -324,9 +348,7 @@ Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, cons
         case Tolerance::Kind::kSum: {
           // Without the exact value (or for a non-finite one): one ulp of the rounded value.
           if (value_class(ev) != ValueClass::kFinite) break;  // same non-finite class
-          const int64_t terms = have_count ? exp.term_count[static_cast<size_t>(i)] : 1;
-          const double scale = have_scale ? exp.error_scale[static_cast<size_t>(i)] : 0;
-          const int k = ceil_log2(std::max<int64_t>(terms, 1)) + 2;
+          const auto [terms, scale, k] = sum_terms(exp, i);
           const double lhs = std::fabs(gv - ev);
           const double rhs = (ulp_at(ev, t) + k * tol.unit_roundoff * scale) * (1 + 0x1p-50);
           const double ratio = lhs / rhs;
@@ -355,6 +377,49 @@ Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, cons
   r.pass =
       tol.kind == Tolerance::Kind::kAscend ? r.ascend.pass && r.class_mismatches == 0 : !any_fail;
   return r;
+}
+
+AcceptedInterval accepted_interval(const ExpectedOutput &e, int64_t i, const Tolerance &tol,
+                                   double sum_unit_roundoff) {
+  const DType t = e.values.dtype;
+  const uint64_t eb = e.values.bits(i);
+  const double ev = e.values.at(i);
+  if (!std::isfinite(ev)) return {ev, ev};
+  const int64_t n = e.values.numel();
+  const bool have_scale = static_cast<int64_t>(e.error_scale.size()) == n;
+  if (have_scale && (tol.kind == Tolerance::Kind::kUlp || tol.kind == Tolerance::Kind::kSum)) {
+    // VAL-TOL-1's condition-aware bound, as compare_output applies it.
+    const SumTerms s = sum_terms(e, i);
+    const double u = tol.kind == Tolerance::Kind::kSum ? tol.unit_roundoff : sum_unit_roundoff;
+    double exact, rhs;
+    if (static_cast<int64_t>(e.exact_nearest.size()) == n) {
+      exact = e.exact_nearest[static_cast<size_t>(i)];
+      rhs = 0.5 * ulp_at(exact, t) + s.k * u * s.scale + 0x1p-52 * std::fabs(exact);
+    } else {
+      exact = ev;
+      rhs = ulp_at(ev, t) + s.k * u * s.scale;
+    }
+    rhs *= 1 + 0x1p-50;
+    return {exact - rhs, exact + rhs};
+  }
+  if (tol.kind == Tolerance::Kind::kSum || tol.kind == Tolerance::Kind::kAscend) return {ev, ev};
+  const double bound = tol.ulp_bound(t);
+  if (!is_floating(t)) {
+    const double b = std::floor(bound);
+    return {ev - b, ev + b};
+  }
+  // Walk the representable neighbours while the judge's ulp distance stays within the bound.
+  const size_t size = dtype_size(t);
+  const int64_t key = float_key(eb, size);
+  auto ok = [&](int64_t k) {
+    const auto d = element_distance(e, i, key_bits(k, size), false);
+    return !d.class_mismatch && d.ulps <= bound;
+  };
+  constexpr int64_t kMaxSteps = 1 << 20;
+  int64_t lo = key, hi = key;
+  while (hi - key < kMaxSteps && ok(hi + 1)) ++hi;
+  while (key - lo < kMaxSteps && ok(lo - 1)) --lo;
+  return {decode_bits(key_bits(lo, size), t), decode_bits(key_bits(hi, size), t)};
 }
 
 Comparison compare_untouched(const ExpectedOutput &exp, std::span<const std::byte> before,

@@ -132,6 +132,23 @@ struct Comparison {
 // compare_untouched).
 Comparison compare_output(const ExpectedOutput &exp, const TensorView &got, const Tolerance &tol);
 
+// The accepted interval [lo, hi] of element i of a written output under tol, as doubles: what a
+// program that checks lo <= got <= hi element by element (a repro, campaign/repro.hpp) embeds
+// beside the value of record.
+// - An output with an error scale (sums) under kUlp or kSum: the condition-aware bound around the
+//   exact value (exact_nearest, else the value of record with a full ulp), with u =
+//   tol.unit_roundoff under kSum and sum_unit_roundoff under kUlp; its right side is summed
+//   before the (1 + 2^-50) margin, compare_output's term by term.
+// - Otherwise under kSum or kAscend (judged per output, not per element): the value of record.
+// - Integers: +- the floor of tol.ulp_bound; floats: the representable neighbours of the value of
+//   record whose element_distance stays within tol.ulp_bound (at most 2^20 steps each way).
+// A non-finite value of record is its own interval.
+struct AcceptedInterval {
+  double lo = 0, hi = 0;
+};
+AcceptedInterval accepted_interval(const ExpectedOutput &e, int64_t i, const Tolerance &tol,
+                                   double sum_unit_roundoff);
+
 // For written=false: the output's storage bytes before and after the call must be equal.
 Comparison compare_untouched(const ExpectedOutput &exp, std::span<const std::byte> before,
                              std::span<const std::byte> after);

@@ -1,0 +1,143 @@
+// The campaign's dispatch (campaign/campaign_run.hpp): batches of queued and generated tasks to
+// --jobs workers, each kept busy with up to two batches; and crash shrinking's driver, one
+// candidate at a time on a worker set aside for it (the walk itself: campaign/crash_shrink.hpp).
+#include <limits>
+
+#include "campaign/campaign_run.hpp"
+#include "campaign/selection.hpp"
+#include "campaign/worker_protocol.hpp"
+
+namespace aclnn_conform::campaign_detail {
+
+// ---- Dispatch ----
+
+bool Campaign::has_work() const {
+  return !pending_.empty() ||
+         (generate_ && !past_deadline() && (cfg_.cases <= 0 || generated_ < cfg_.cases));
+}
+
+// Up to kBatch tasks; a teardown task ends its batch (the worker exits after it).
+std::vector<Task> Campaign::next_batch(bool &teardown) {
+  std::vector<Task> batch;
+  teardown = false;
+  while (batch.size() < kBatch && !pending_.empty() && !teardown) {
+    Task t = std::move(pending_.front());
+    pending_.pop_front();
+    // A stored case of an op the SUT lacks cannot run (its clauses stay "not reached").
+    if (std::find(ops_.begin(), ops_.end(), t.op) == ops_.end()) continue;
+    teardown = t.teardown;
+    batch.push_back(std::move(t));
+  }
+  while (!teardown && generate_ && batch.size() < kBatch && !past_deadline() &&
+         (cfg_.cases <= 0 || generated_ < cfg_.cases)) {
+    const int64_t k = next_k_ * cfg_.shard_count + cfg_.shard_index;
+    ++next_k_;
+    Task t = generated_task(ops_, cfg_, k);
+    if (is_skipped(cfg_, t.property())) continue;
+    ++generated_;
+    batch.push_back(std::move(t));
+  }
+  return batch;
+}
+
+// Keeps --jobs workers busy: each has up to two batches outstanding, so it never waits for the
+// next. A worker that has run its share, or has nothing left to do, is told to end.
+void Campaign::fill() {
+  while (static_cast<int>(pool_.size()) < cfg_.jobs && has_work() && !past_deadline()) {
+    const auto device = devices_.next();
+    if (!device) break;
+    start_worker(*device);
+  }
+  for (auto &w : pool_.workers()) {
+    if (!w.ready || w.closing || w.shrinking) continue;
+    if (w.outstanding.size() < kBatch) {
+      bool teardown = false;
+      std::vector<Task> batch = next_batch(teardown);
+      if (!batch.empty()) {
+        nlohmann::json tasks = nlohmann::json::array();
+        for (const auto &t : batch) tasks.push_back(to_json(t));
+        pool_.send(w, encode_command("tasks", {{"tasks", tasks},
+                                               {"saturated", saturated_},
+                                               {"deadline_ns", deadline_ns()}}));
+        w.tasks_sent += static_cast<int64_t>(batch.size());
+        for (auto &t : batch) w.outstanding.push_back({WorkItem::Kind::kTask, std::move(t)});
+        if (teardown || w.tasks_sent >= worker_task_limit()) pool_.close_commands(w);
+        continue;
+      }
+    }
+    const bool needed = shrinker_ && !has_shrink_worker();
+    if (w.outstanding.empty() && !has_work() && !needed) pool_.close_commands(w);
+  }
+}
+
+long long Campaign::deadline_ns() const {
+  return deadline_ == Clock::time_point::max()
+             ? std::numeric_limits<long long>::max()
+             : std::chrono::duration_cast<std::chrono::nanoseconds>(deadline_.time_since_epoch())
+                   .count();
+}
+
+// ---- Crash shrinking: one candidate at a time, on a worker set aside for it ----
+
+bool Campaign::has_shrink_worker() const {
+  return std::any_of(pool_.workers().begin(), pool_.workers().end(),
+                     [](const WorkerProcess &w) { return w.shrinking; });
+}
+
+void Campaign::manage_shrink() {
+  if (!shrinker_ && !crash_queue_.empty()) {
+    shrinker_.emplace(crash_queue_.front(), cfg_, deadline_);
+    crash_queue_.pop_front();
+  }
+  if (!shrinker_ || candidate_in_flight_) return;
+  WorkerProcess *worker = nullptr;
+  for (auto &w : pool_.workers())
+    if (w.shrinking) worker = &w;
+  if (!worker) {
+    // An idle worker, else a new one if there is room, else the least busy one, which gets no
+    // more tasks until it is idle.
+    for (auto &w : pool_.workers())
+      if (!worker && w.ready && !w.closing && w.outstanding.empty()) worker = &w;
+    if (!worker && static_cast<int>(pool_.size()) < cfg_.jobs) {
+      const auto device = devices_.next();
+      if (!device) return finish_shrink(false);
+      worker = &start_worker(*device);
+    }
+    if (!worker)
+      for (auto &w : pool_.workers())
+        if (!w.closing && (!worker || w.outstanding.size() < worker->outstanding.size()))
+          worker = &w;
+    if (!worker) return;
+    worker->shrinking = true;
+  }
+  if (!worker->ready || !worker->outstanding.empty()) return;
+  const auto candidate = shrinker_->next();
+  if (!candidate) {
+    worker->shrinking = false;
+    worker->timeout_override = 0;
+    return finish_shrink(true);
+  }
+  worker->timeout_override = shrinker_->candidate_timeout(case_timeout());
+  const Task &task = shrinker_->crash().task;
+  pool_.send(*worker,
+             encode_command("candidate", {{"task", to_json(task)}, {"case", to_json(*candidate)}}));
+  worker->outstanding.push_back({WorkItem::Kind::kCandidate, task});
+  candidate_in_flight_ = true;
+}
+
+// Records the shrink's crash, with its smallest case when the walk ran (shrunk).
+void Campaign::finish_shrink(bool shrunk) {
+  const auto it = pending_crashes_.find(shrinker_->crash().task.index);
+  if (it != pending_crashes_.end()) {
+    if (shrunk)
+      record_crash(it->second, &shrinker_->smallest(), shrinker_->steps());
+    else
+      record_crash(it->second, nullptr, 0);
+    pending_crashes_.erase(it);
+  }
+  --crash_shrinks_[shrinker_->crash().clause];
+  shrinker_.reset();
+  candidate_in_flight_ = false;
+}
+
+}  // namespace aclnn_conform::campaign_detail

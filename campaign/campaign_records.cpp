@@ -1,0 +1,202 @@
+// The campaign's records (campaign/campaign_run.hpp): what workers send
+// (campaign/worker_protocol.hpp) tallied per clause, accuracy rows merged, deviations kept (at most
+// deviations_per_clause per clause, new ones stored in the corpus), warnings once each; and what
+// the run's end adds to the result, and the progress line.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "campaign/campaign_run.hpp"
+#include "campaign/corpus.hpp"
+#include "campaign/worker_protocol.hpp"
+
+namespace aclnn_conform::campaign_detail {
+
+namespace fs = std::filesystem;
+
+void Campaign::pump() {
+  pool_.pump(
+      100, [this](const WorkerProcess &w, const CallTrace &t) { return allowance(w, t); },
+      [this](WorkerProcess &w, const std::string &line) { handle_line(w, line); },
+      [this](WorkerProcess &w, const WorkerExit &e) { finish(w, e); });
+}
+
+// One record from a worker (campaign/worker_protocol.hpp).
+void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
+  if (line.size() < 2) return;
+  const char tag = record_tag_of(line);
+  nlohmann::json j;
+  try {
+    j = record_body(line);
+  } catch (const std::exception &e) {
+    add_warning(std::string("unreadable worker line: ") + e.what());
+    return;
+  }
+  switch (tag) {
+    case record_tag::kNote:  // what the SUT did to the worker's process
+      return add_warning(j.value("note", std::string("?")));
+    case record_tag::kWarmUp:
+      return timing(j.value("op", std::string("?"))).add(j.value("seconds", 0.0));
+    case record_tag::kHello:
+      if (!j.value("ok", false)) {
+        w.hello_failed = true;
+        return start_failed(w, j.value("error", std::string("?")));
+      }
+      w.ready = true;
+      start_failures_[w.device] = 0;
+      timing("start").add(j.value("start_seconds", 0.0));
+      if (exported_.empty()) exported_ = j.value("ops", std::vector<std::string>{});
+      return;
+    case record_tag::kEmulation:
+      emulation_answer_ = j;
+      return;
+    default:
+      break;
+  }
+  if (w.outstanding.empty()) {  // the worker's own failure, answering no task
+    if (tag == record_tag::kError) add_warning(j.value("error", std::string("?")));
+    return;
+  }
+  const WorkItem item = std::move(w.outstanding.front());
+  w.outstanding.pop_front();
+  if (item.kind == WorkItem::Kind::kCandidate) {
+    if (shrinker_) shrinker_->report({});  // it survived (or could not be judged)
+    candidate_in_flight_ = false;
+    return;
+  }
+  const Task &t = item.task;
+  if (tag == record_tag::kResult) {
+    ++devices_.at(w.device).cases;
+    record(t, j, w.device);
+  } else if (tag == record_tag::kDeviceFault) {
+    device_fault(w, t, j);
+  } else if (tag == record_tag::kError) {
+    result_.warnings.push_back(fmt::format("{} ({}): the framework could not judge the case: {}",
+                                           t.op->name, t.origin,
+                                           j.value("error", std::string("?"))));
+  }
+}
+
+TimingStats &Campaign::timing(const std::string &what) {
+  for (auto &t : timings_)
+    if (t.what == what) return t;
+  timings_.push_back({what});
+  return timings_.back();
+}
+
+// A warning once, however many workers send it.
+void Campaign::add_warning(std::string w) {
+  if (std::find(result_.warnings.begin(), result_.warnings.end(), w) == result_.warnings.end())
+    result_.warnings.push_back(std::move(w));
+}
+
+void Campaign::tally(const std::string &clause, bool pass, const std::string &detail,
+                     const std::string &explained_by, double seconds) {
+  ClauseVerdict *v = result_.clause(clause);
+  if (!v) return;  // a clause of another op (or the harness): not part of this campaign
+  ++v->reached;
+  v->seconds += seconds;
+  if (!explained_by.empty()) {
+    ++v->explained_by_variant;
+    if (std::find(v->expected_variants_matched.begin(), v->expected_variants_matched.end(),
+                  explained_by) == v->expected_variants_matched.end())
+      v->expected_variants_matched.push_back(explained_by);
+  }
+  if (!pass) {
+    ++v->deviations;
+    if (v->first_detail.empty()) v->first_detail = detail;
+  }
+}
+
+void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
+  ++result_.cases;
+  const double seconds = r.value("seconds", 0.0);
+  const auto &results = r.at("results");
+  // The task's time is shared by the clauses it reached.
+  const double share = results.empty() ? 0 : seconds / static_cast<double>(results.size());
+  for (const auto &cr : results)
+    tally(cr[0], cr[1], cr[2], cr.size() > 3 ? cr[3].get<std::string>() : "", share);
+  // Accuracy rows merge one way, as shards do (merge_accuracy).
+  for (const auto &cmp : r.at("comparisons")) {
+    const AccuracyStats a = accuracy_from_comparison(cmp);
+    merge_accuracy(accuracy_row(result_.accuracy, a.op, a.dtype), a);
+  }
+  if (r.contains("precision"))
+    for (const auto &pj : r.at("precision")) {
+      const AccuracyStats a = accuracy_from_precision(pj);
+      merge_accuracy(accuracy_row(result_.accuracy, a.op, a.dtype), a);
+    }
+  if (!r.contains("deviation")) return;
+  Deviation d = deviation_from_json(r.at("deviation"));
+  d.op = t.op->name;
+  d.origin = t.origin;
+  d.device = device;
+  if (!t.corpus_id.empty()) d.case_id = t.corpus_id;
+  add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint
+}
+
+// Keeps at most deviations_per_clause counterexamples per clause and stores new ones in the
+// corpus, with the SUT they came from; once a clause has enough, workers stop shrinking for it.
+void Campaign::add_deviation(Deviation d) {
+  const int kept =
+      static_cast<int>(std::count_if(result_.deviations.begin(), result_.deviations.end(),
+                                     [&](const Deviation &x) { return x.clause == d.clause; }));
+  if (kept + 1 >= cfg_.deviations_per_clause) saturated_.insert(d.clause);
+  if (kept >= cfg_.deviations_per_clause) return;
+  d.found_at_seconds = seconds_since(start_);
+  d.found_at_case = result_.cases;
+  d.summary = d.minimal.describe();
+  if (cfg_.use_corpus && d.case_id.empty()) store_in_corpus(d, result_, cfg_.out_dir);
+  result_.deviations.push_back(std::move(d));
+}
+
+// What the run's end adds to the result: the SUT's output, what it left running, the devices
+// and first calls.
+void Campaign::finish_result() {
+  if (pool_.output_bytes() > 0) {
+    const fs::path file = fs::path(cfg_.out_dir) / "sut-output.txt";
+    fs::create_directories(cfg_.out_dir);
+    std::ofstream(file) << pool_.output();
+    result_.warnings.push_back(fmt::format(
+        "the SUT wrote {} bytes to stdout/stderr during its calls (not an ABI deviation; the "
+        "first {} bytes are in {})",
+        pool_.output_bytes(), pool_.output().size(), file.string()));
+  }
+  if (!pool_.leftovers().empty())
+    result_.warnings.push_back(fmt::format(
+        "the SUT left {} process(es) running after their worker ended ({}); aclnn-conform ended "
+        "them (SIGKILL): a library should not leave processes behind (not an ABI deviation)",
+        pool_.leftovers().size(), fmt::join(pool_.leftovers(), ", ")));
+  result_.devices = devices_.usage();
+  result_.first_calls = timings_;
+  if (cfg_.progress) std::fprintf(stderr, "\n");
+  result_.seconds = seconds_since(start_);
+  finalize_statuses(result_);
+}
+
+void Campaign::progress() {
+  if (!cfg_.progress) return;
+  int reached = 0, deviating = 0;
+  for (const auto &c : result_.clauses) {
+    reached += c.reached > 0;
+    deviating += c.deviations > 0;
+  }
+  std::string left;
+  if (cfg_.budget_seconds > 0) {
+    const double remaining = std::chrono::duration<double>(deadline_ - Clock::now()).count();
+    left = remaining > 0 ? fmt::format("{:.0f}s left", remaining)
+                         : fmt::format("budget spent: finishing {} worker(s)", pool_.size());
+  } else {
+    left = fmt::format("{}/{} cases", generated_, cfg_.cases);
+  }
+  std::fprintf(stderr,
+               "\r[aclnn-conform] cases %lld | clauses reached %d/%zu | deviating %d | %s   ",
+               static_cast<long long>(result_.cases), reached, result_.clauses.size(), deviating,
+               left.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace aclnn_conform::campaign_detail

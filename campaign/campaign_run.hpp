@@ -1,0 +1,165 @@
+// The Campaign class: one run of a campaign (run_campaign, replay_cases: campaign/campaign.hpp),
+// internal to aclnn::campaign. Its state is declared here; its jobs are defined one file each:
+//   campaign.cpp           the run loop (queueing the first tasks, pumping until done), the tiers,
+//                          run_campaign and replay_cases
+//   campaign_setup.cpp     set-up: the first worker's exports and product emulation, every device
+//                          started, workers started and their failed starts
+//   campaign_dispatch.cpp  dispatch: batches of tasks to workers; crash shrinking's driver
+//   campaign_records.cpp   records from workers: tallies, deviations kept, the result's assembly
+//   campaign_deaths.cpp    workers that died or hung, device faults: crashes charged to calls
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "campaign/crash_shrink.hpp"
+#include "campaign/devices.hpp"
+#include "campaign/task.hpp"
+#include "campaign/worker.hpp"
+#include "campaign/worker_pool.hpp"
+#include "properties/op.hpp"
+
+namespace aclnn_conform::campaign_detail {
+
+using Clock = WorkerClock;
+
+inline double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A crash or hang waiting for its shrink: recorded when the shrink ends (or the run does).
+struct PendingCrash {
+  Task task;
+  std::string kind, call, clause, what;
+  int device = -1;
+};
+
+// Tasks sent to a worker at a time, and the most a worker runs before it is replaced by a fresh
+// one (whatever state a SUT accumulates in a process stays bounded; ACLNN_CONFORM_WORKER_TASKS).
+constexpr size_t kBatch = 8;
+int64_t worker_task_limit();
+
+class Campaign {
+ public:
+  Campaign(const CampaignConfig &cfg, std::ostream &log)
+      : cfg_(cfg), log_(log), devices_(cfg.devices) {}
+
+  // The run: corpus tasks first, then (generate) the edge rows, the protocol probes and the seed
+  // space until the budget or the case count; then the result (campaign.cpp).
+  CampaignResult run(std::deque<Task> corpus, bool generate);
+
+ private:
+  // Time after the deadline for workers to send what they have before they are stopped.
+  static constexpr auto kGrace = std::chrono::milliseconds(1500);
+
+  bool stop_requested() const { return cfg_.stop_requested && *cfg_.stop_requested; }
+  bool past_deadline() const { return Clock::now() >= deadline_; }
+
+  // A hang must be seen within the budget: with a budget, a call that takes longer than a sixth
+  // of it (at least 2 s) counts as hung, if that is shorter than the configured timeout.
+  double case_timeout() const {
+    if (cfg_.budget_seconds <= 0) return cfg_.case_timeout_seconds;
+    return std::min(cfg_.case_timeout_seconds, std::max(2.0, cfg_.budget_seconds / 6));
+  }
+
+  // The seconds a worker may spend in the call its trace shows: first calls (a worker's start,
+  // an op's warm-up) get the first-call allowance, the rest the case timeout (or the shrink's).
+  double allowance(const WorkerProcess &w, const CallTrace &t) const {
+    const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
+    return t.first_call ? std::max(base, cfg_.first_call_timeout_seconds) : base;
+  }
+
+  // Pumps until done() holds, the run is interrupted or the budget's wall passes.
+  template <typename Done>
+  void wait_until(Done done) {
+    while (!done() && !stop_requested() &&
+           !(cfg_.budget_seconds > 0 && Clock::now() >= deadline_ + kGrace)) {
+      if (pool_.empty()) break;
+      pump();
+    }
+  }
+
+  // ---- Set-up (campaign_setup.cpp) ----
+  void setup();
+  bool worker_ready(int id) const;
+  WorkerProcess *find_worker(int id);
+  void probe_emulation(int worker_id);
+  WorkerProcess &start_worker(int device);
+  void start_failed(const WorkerProcess &w, const std::string &why);
+
+  // ---- Dispatch and crash shrinking (campaign_dispatch.cpp) ----
+  bool has_work() const;
+  std::vector<Task> next_batch(bool &teardown);
+  void fill();
+  long long deadline_ns() const;
+  bool has_shrink_worker() const;
+  void manage_shrink();
+  void finish_shrink(bool shrunk);
+
+  // ---- Records and the result (campaign_records.cpp) ----
+  void pump();
+  void handle_line(WorkerProcess &w, const std::string &line);
+  TimingStats &timing(const std::string &what);
+  void add_warning(std::string w);
+  void tally(const std::string &clause, bool pass, const std::string &detail,
+             const std::string &explained_by, double seconds);
+  void record(const Task &t, const nlohmann::json &r, int device);
+  void add_deviation(Deviation d);
+  void finish_result();
+  void progress();
+
+  // ---- Deaths, hangs and device faults (campaign_deaths.cpp) ----
+  void device_fault(WorkerProcess &w, const Task &t, const nlohmann::json &j);
+  void stop_all(const char *why);
+  std::string death_text(const WorkerProcess &w, const WorkerExit &exit) const;
+  void finish(WorkerProcess &w, const WorkerExit &exit);
+  void warm_up_died(const WorkerProcess &w, const WorkerExit &exit, const Task &waiting,
+                    const std::string &op_name);
+  std::string memory_note() const;
+  void record_crash(const PendingCrash &p, const Case *shrunk, int steps);
+
+  CampaignConfig cfg_;  // a copy: the run resolves product_emulation
+  std::ostream &log_;
+  Clock::time_point start_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  std::vector<std::string> files_, competitor_files_;  // the SUT's and the competitor's files
+  std::vector<const OpDescriptor *> ops_;
+  std::vector<std::string> exported_;  // the ops the first worker found exported
+  std::string emulation_evidence_;     // why product emulation is on or off
+  std::optional<nlohmann::json> emulation_answer_;
+  std::string emulation_death_;
+  int probing_worker_ = -1;
+  bool setup_done_ = false;
+  std::string start_error_;  // a device that could not be started during set-up
+  std::map<int, int> start_failures_;
+  DevicePool devices_;
+  std::vector<TimingStats> timings_;
+  std::set<std::string> no_warm_up_;  // ops whose warm-up killed a worker
+  std::set<int64_t> retried_;         // tasks run again after a device fault
+  std::deque<Task> pending_;
+  std::deque<CrashShrink> crash_queue_;
+  std::optional<CrashShrinker> shrinker_;
+  bool candidate_in_flight_ = false;
+  std::map<int64_t, PendingCrash> pending_crashes_;
+  std::map<std::string, int> crash_shrinks_;
+  bool generate_ = true;
+  int64_t next_k_ = 0;
+  int64_t generated_ = 0;
+  int stopped_in_flight_ = 0;
+  WorkerPool pool_;
+  std::set<std::string> saturated_;
+  CampaignResult result_;
+};
+
+}  // namespace aclnn_conform::campaign_detail
