@@ -99,7 +99,17 @@ int64_t worker_task_limit() {
 class Campaign {
  public:
   Campaign(const CampaignConfig &cfg, std::ostream &log)
-      : cfg_(cfg), log_(log), devices_(cfg.devices) {}
+      : cfg_(cfg), log_(log), devices_(cfg.devices) {
+    // A python: SUT's adapter answers some clauses itself: they are skipped (in the workers too)
+    // and reported as not applicable, never as conforming.
+    if (is_python_sut(cfg_.sut))
+      for (const auto &c : python_sut_not_applicable())
+        if (std::find(cfg_.skips.begin(), cfg_.skips.end(), c) == cfg_.skips.end()) {
+          cfg_.skips.push_back(c);
+          result_.not_applicable.push_back(c);
+          result_.not_applicable_reason = kPythonSutNotApplicableReason;
+        }
+  }
 
   CampaignResult run(std::deque<Task> corpus, bool generate) {
     start_ = Clock::now();
@@ -258,6 +268,10 @@ class Campaign {
     result_.seed = cfg_.seed;
     result_.shard = fmt::format("{}/{}", cfg_.shard_index, cfg_.shard_count);
     result_.skipped = cfg_.skips;
+    std::erase_if(result_.skipped, [&](const std::string &e) {
+      return std::find(result_.not_applicable.begin(), result_.not_applicable.end(), e) !=
+             result_.not_applicable.end();
+    });
     result_.xfails = cfg_.xfails;
     result_.expected_variants = cfg_.expect_variants;
     result_.clause_pattern = cfg_.clause_pattern;

@@ -187,6 +187,11 @@ std::string verdict_text(const CampaignResult &r) {
                          plural(n.incomplete(), "clause"));
       break;
   }
+  // Clauses that do not apply to this kind of SUT are never counted as conforming: say so.
+  if (!r.not_applicable.empty())
+    s += fmt::format("; {} not judged ({})", plural(static_cast<int64_t>(r.not_applicable.size()),
+                                                    "clause"),
+                     r.not_applicable_reason);
   return s;
 }
 
@@ -655,9 +660,12 @@ std::string render_markdown(const CampaignResult &r) {
   }
   for (const auto &c : r.clauses) {
     if (c.status == ClauseStatus::kSkipped)
-      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) + "): SKIPPED " +
-           (listed_in(r.skipped, c.id) ? "by request" : "by selection (--clauses)") +
-           " - not checked.\n";
+      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) + "): " +
+           (listed_in(r.not_applicable, c.id)
+                ? "NOT APPLICABLE - " + md_cell(r.not_applicable_reason) + ": not judged.\n"
+                : std::string("SKIPPED ") +
+                      (listed_in(r.skipped, c.id) ? "by request" : "by selection (--clauses)") +
+                      " - not checked.\n");
     else if (c.status == ClauseStatus::kExpectedFailure)
       s += fmt::format(
           "- Clause {} ({}): EXPECTED FAILURE (xfail) - {} deviation(s) in {} cases "
@@ -791,9 +799,10 @@ std::string render_junit(const CampaignResult &r) {
                                            r.interrupted ? " (run interrupted)" : "")));
           break;
         case ClauseStatus::kSkipped:
-          s += fmt::format("      <skipped message=\"{}\"/>\n", listed_in(r.skipped, c.id)
-                                                                    ? "skipped by request"
-                                                                    : "not selected (--clauses)");
+          s += fmt::format("      <skipped message=\"{}\"/>\n",
+                           listed_in(r.not_applicable, c.id) ? attr(r.not_applicable_reason)
+                           : listed_in(r.skipped, c.id)      ? "skipped by request"
+                                                             : "not selected (--clauses)");
           break;
         case ClauseStatus::kExpectedFailure:
           s += "      <skipped message=\"expected failure (xfail)\"/>\n";

@@ -142,7 +142,8 @@ void finalize_statuses(CampaignResult &r) {
       for (const auto &d : r.deviations)
         if (d.clause == c.id && !listed(c.expected_variants_matched, d.expected_variant))
           c.expected_variants_matched.push_back(d.expected_variant);
-    if (listed(r.skipped, c.id) || (pattern && !std::regex_search(c.id, *pattern)))
+    if (listed(r.skipped, c.id) || listed(r.not_applicable, c.id) ||
+        (pattern && !std::regex_search(c.id, *pattern)))
       c.status = ClauseStatus::kSkipped;
     else if (c.deviations > 0 && listed(r.xfails, c.id))
       c.status = ClauseStatus::kExpectedFailure;
@@ -351,6 +352,8 @@ nlohmann::json to_json(const CampaignResult &r) {
                     [](const ClauseVerdict &c) { return c.status == ClauseStatus::kDeviates; });
   j["warnings"] = r.warnings;
   j["skipped"] = r.skipped;
+  j["not_applicable"] = r.not_applicable;
+  j["not_applicable_reason"] = r.not_applicable_reason;
   j["xfails"] = r.xfails;
   return j;
 }
@@ -440,6 +443,8 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
   r.skipped = j.at("skipped").get<std::vector<std::string>>();
+  r.not_applicable = j.value("not_applicable", std::vector<std::string>{});
+  r.not_applicable_reason = j.value("not_applicable_reason", std::string{});
   r.xfails = j.at("xfails").get<std::vector<std::string>>();
   return r;
 }

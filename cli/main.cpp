@@ -26,6 +26,7 @@
 #include "campaign/golden.hpp"
 #include "campaign/kit_policy.hpp"
 #include "campaign/kit_tally.hpp"
+#include "campaign/outputs.hpp"
 #include "campaign/report.hpp"
 #include "campaign/repro.hpp"
 #include "campaign/result.hpp"
@@ -184,17 +185,9 @@ void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::st
   finalize_statuses(r);
 }
 
-// Repro programs for every deviation, then every report file. The repros check the policy's
-// tolerance where it is per element (a bitwise kit standard: exact), else the ulp bound.
+// Repro programs for every deviation, then every report file (campaign/outputs.hpp).
 void write_outputs(CampaignResult &r, const std::string &out_dir, const std::string &policy) {
-  ReproOptions repro_options;
-  if (policy == "ascend") repro_options.tolerance = aclnn_ref::Tolerance::ascend();
-  if (policy == "ttk-binary" || policy == "msprobe-binary_consistency")
-    repro_options.tolerance = aclnn_ref::Tolerance::exact();
-  fs::create_directories(out_dir);
-  write_repros(r, out_dir, repro_options);
-  std::ofstream(fs::path(out_dir) / "report.json") << report_json_text(r);
-  write_reports(r, out_dir);
+  write_campaign_outputs(r, out_dir, policy);
 }
 
 // The repro's build command: the line "// build: ..." of its header comment, if it has one.
