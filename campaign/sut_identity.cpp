@@ -151,6 +151,8 @@ std::vector<std::string> sut_files(const std::string &spec) {
     const std::string adapter = python_sut_adapter();
     // The workers inherit it (they are exec'd from this process).
     setenv("ACLNN_PYTHON_SUT_MODULE", module.c_str(), 1);
+    std::error_code ec;
+    setenv("ACLNN_PYTHON_SUT_CWD", fs::current_path(ec).c_str(), 1);
     return {adapter};
   }
   std::vector<std::string> files;

@@ -1,9 +1,12 @@
 """The Python half of libaclnn_python_sut.so (python/sut/python_sut.cpp).
 
 The adapter embeds the interpreter in a campaign worker, calls load() once
-and call() for every op call. call() wraps the staged tensors as NumPy arrays
-(inputs read-only, outputs as scratch copies), calls the module's function
-and answers (status, message, [bytes of each output or None]). The calling
+and call() for every op call (phase one). call() wraps the staged tensors as
+NumPy arrays with the call's exact views (inputs read-only over the staged
+memory; outputs writable, the same views over a copy of their storage),
+calls the module's function, writes returned values into the output views
+and answers (status, message, [each output's elements, row-major, or
+None]), which phase two writes into the real output views. The calling
 convention is docs/python.md's "Python modules as systems under test".
 """
 
@@ -39,6 +42,10 @@ def load():
     if not name:
         return ("ACLNN_PYTHON_SUT_MODULE is not set: run the campaign with "
                 "--sut python:MODULE (a replay too)")
+    # Like `python -c`, the folder the campaign was started from is on the path.
+    start = os.environ.get("ACLNN_PYTHON_SUT_CWD", "")
+    if start and start not in sys.path:
+        sys.path.insert(0, start)
     try:
         if name.endswith(".py"):
             folder, file = os.path.split(os.path.abspath(name))
@@ -80,6 +87,18 @@ def _view(t, writable):
                    strides=[s * np_type.itemsize for s in strides])
     a.flags.writeable = writable
     return a
+
+
+def _scratch_view(t):
+    """The staged output t's view over a writable copy of its storage."""
+    address, nbytes, dtype, shape, strides, offset, _ = t
+    np_type = np.dtype(_NUMPY[dtype])
+    if any(d == 0 for d in shape) or nbytes == 0:
+        return np.zeros(shape, dtype=np_type)
+    storage = bytearray(ctypes.string_at(address, nbytes))
+    return np.ndarray(shape, dtype=np_type, buffer=storage,
+                      offset=offset * np_type.itemsize,
+                      strides=[s * np_type.itemsize for s in strides])
 
 
 def _present(a, dtype):
@@ -147,14 +166,17 @@ def call(op_name, kinds, args, soc, abi_name):
         if kind == "T":
             call_args.append(_present(_view(item, False), dtype))
             continue
-        # An output: a writable scratch copy of its current contents.
-        s = np.array(_view(item, False), copy=True, order="C")
+        # An output: the same view (shape, strides, offset) over a scratch copy of its
+        # storage, written in place by the module; phase two copies its elements into the
+        # real view (bf16 in float32 mode: a float32 copy, rounded after the call).
+        view = _scratch_view(item)
+        s = view
         if dtype == "bf16" and _state["bf16"] == "float32":
-            s = _bf16.to_float32(s)
+            s = _bf16.to_float32(view)
         elif dtype == "bf16":
-            s = s.view(_sut.bfloat16_bits)
+            s = view.view(_sut.bfloat16_bits)
         given = _present_output(s, dtype)
-        slots.append((s, dtype, given))
+        slots.append((s, dtype, given, view))
         call_args.append(given)
     try:
         returned = function(*call_args)
@@ -193,11 +215,11 @@ def call(op_name, kinds, args, soc, abi_name):
             if slot is None:
                 answer.append(None)
                 continue
-            s, dtype = slot[0], slot[1]
-            if dtype == "bf16" and s.dtype == np.float32:
-                s = _bf16.from_float(s)
-            answer.append(np.ascontiguousarray(s).view(np.uint8).tobytes()
-                          if s.size else b"")
+            if slot[1] == "bf16" and slot[0].dtype == np.float32 and slot[0].size:
+                slot[3][...] = _bf16.from_float(slot[0])
+            view = slot[3]
+            answer.append(np.ascontiguousarray(view).view(np.uint8).tobytes()
+                          if view.size else b"")
         return (0, "", answer)
     except BaseException as e:  # noqa: B036
         text = "".join(traceback.format_exception_only(type(e), e)).strip()
@@ -212,6 +234,6 @@ def _present_output(s, dtype):
         return s
     import torch
     if dtype == "bf16" and s.dtype == np.uint16:
-        t = torch.from_numpy(np.array(s, dtype=np.uint16).view(np.int16))
-        return t.view(torch.bfloat16)
+        return torch.from_numpy(np.asarray(s).view(np.int16)).view(
+            torch.bfloat16)
     return torch.from_numpy(s)

@@ -70,3 +70,42 @@ def product():
     "ascend910_93", "ascend910", "ascend310p"): ACLNN_CPU_SOC as the campaign
     sets it for the call. A module without product gates ignores it."""
     return _current["product"]
+
+
+_NAMES = {
+    "float32": "fp32", "float16": "fp16", "float64": "fp64", "int8": "int8",
+    "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "bool": "bool", "complex64": "complex64", "complex128": "complex128",
+}
+
+
+def dtype_of(a):
+    """The aclnn dtype of an array the adapter passed, by the project's
+    names: "fp32", "fp16", "bf16" (a bfloat16_bits array), "int32", ..."""
+    if isinstance(a, bfloat16_bits):
+        return "bf16"
+    return _NAMES[np.asarray(a).dtype.name]
+
+
+def promote(a, b):
+    """The specification's promotion of two dtype names (ABI-PROMOTE-1), or
+    None where the table has none. For modules that follow the table."""
+    from . import _core
+    return _core.promote(a, b)
+
+
+def has_internal_overlap(a):
+    """True if two distinct indices of a non-empty array reach one element
+    (a zero stride over a dimension > 1, or overlapping strides): the
+    specification rejects such an output (ABI-INPUT-1)."""
+    a = np.asarray(a)
+    if a.size <= 1:
+        return False
+    dims = sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1)
+    reach = a.itemsize
+    for stride, n in dims:
+        if stride < reach:
+            return True
+        reach = stride * (n - 1) + reach
+    return False

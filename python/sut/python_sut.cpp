@@ -18,6 +18,7 @@
 #include <Python.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -129,10 +130,25 @@ Bridge load_bridge() {
   return b;
 }
 
-// Loaded at the first op call (a worker's warm-up: the first-call allowance covers it).
+// Loaded once per process, when the library is loaded (so a worker's start covers it).
 const Bridge &bridge() {
   static const Bridge b = load_bridge();
   return b;
+}
+
+// A module that cannot be imported is a set-up error, not a deviation of every call: the worker
+// that loads this library says why on stderr and ends before it answers, which the campaign
+// reports as a worker that could not start (exit 2). Without ACLNN_PYTHON_SUT_MODULE (a program
+// that links the library, e.g. a repro, run without it) calls fail with the reason instead.
+__attribute__((constructor)) void load_at_start() {
+  const char *module = std::getenv("ACLNN_PYTHON_SUT_MODULE");
+  if (module == nullptr || *module == '\0') return;
+  const Bridge &b = bridge();
+  if (b.call == nullptr) {
+    std::fprintf(stderr, "aclnn python: SUT: %s\n", b.error.c_str());
+    std::fflush(stderr);
+    std::_Exit(70);
+  }
 }
 
 // One argument of an op in ABI order.
