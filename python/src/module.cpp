@@ -112,8 +112,8 @@ TensorArg tensor_from_array(DType dtype, const py::array &a, const std::string &
 }
 
 py::array bits_array(DType dtype, const std::vector<int64_t> &shape, const void *data) {
-  return py::array(py::dtype(npy_descr(dtype)), std::vector<py::ssize_t>(shape.begin(), shape.end()),
-                   data);
+  return py::array(py::dtype(npy_descr(dtype)),
+                   std::vector<py::ssize_t>(shape.begin(), shape.end()), data);
 }
 
 template <typename T>
@@ -298,8 +298,7 @@ py::dict compare(const std::string &standard, const std::string &dtype_name, con
   aclnn_ref::kits::StandardOutcome k;
   {
     py::gil_scoped_release release;
-    const auto values =
-        aclnn_ref::kits::kit_values(e, got_view, ref_view ? &*ref_view : nullptr);
+    const auto values = aclnn_ref::kits::kit_values(e, got_view, ref_view ? &*ref_view : nullptr);
     k = aclnn_ref::kits::evaluate(standard, values.view());
   }
   d["verdict"] = aclnn_ref::kits::verdict_name(k.verdict);

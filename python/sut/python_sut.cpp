@@ -213,10 +213,10 @@ PyObject *tensor_tuple(const aclTensor &t, const char *dtype, bool output) {
   const size_t esize = aclnn_cpu::dtype_size(t.dtype);
   int64_t storage = 1;
   for (int64_t d : t.storage_dims) storage *= d;
-  return Py_BuildValue("(KLsNNLO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(t.data)),
-                       static_cast<long long>(storage * static_cast<int64_t>(esize)), dtype,
-                       int_list(t.view_dims), int_list(t.strides), static_cast<long long>(t.offset),
-                       output ? Py_True : Py_False);
+  return Py_BuildValue(
+      "(KLsNNLO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(t.data)),
+      static_cast<long long>(storage * static_cast<int64_t>(esize)), dtype, int_list(t.view_dims),
+      int_list(t.strides), static_cast<long long>(t.offset), output ? Py_True : Py_False);
 }
 
 // What phase two writes: each output's elements, row-major, into its view (captured by value).
@@ -300,8 +300,8 @@ aclnnStatus call_module(const char *op, const char *op_name, const std::vector<A
     Py_DECREF(item);
   }
   const char *soc = std::getenv("ACLNN_CPU_SOC");
-  PyObject *result = PyObject_CallFunction(b.call, "ssNss", op_name, kinds.c_str(), list,
-                                           soc ? soc : "", op);
+  PyObject *result =
+      PyObject_CallFunction(b.call, "ssNss", op_name, kinds.c_str(), list, soc ? soc : "", op);
   if (result == nullptr)
     return aclnn_cpu::fail(ACLNN_ERR_INNER, op, "python: SUT bridge failed: {}",
                            python_error_text());
@@ -346,8 +346,8 @@ aclnnStatus call_module(const char *op, const char *op_name, const std::vector<A
 
 aclnnStatus guarded(const char *op, const char *name, const std::vector<Arg> &args,
                     uint64_t *workspaceSize, aclOpExecutor **executor) {
-  return aclnn_cpu::guard_abi(
-      op, [&] { return call_module(op, name, args, workspaceSize, executor); });
+  return aclnn_cpu::guard_abi(op,
+                              [&] { return call_module(op, name, args, workspaceSize, executor); });
 }
 
 aclnnStatus run(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor) {
@@ -373,9 +373,10 @@ aclnnStatus aclnnGeluBackward(void *workspace, uint64_t workspaceSize, aclOpExec
 aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *result,
                                               aclTensor *gradInput, uint64_t *workspaceSize,
                                               aclOpExecutor **executor) {
-  return guarded("aclnnSeluBackward", "selu_backward",
-                 {TensorArg{gradOutput, false}, TensorArg{result, false}, TensorArg{gradInput, true}},
-                 workspaceSize, executor);
+  return guarded(
+      "aclnnSeluBackward", "selu_backward",
+      {TensorArg{gradOutput, false}, TensorArg{result, false}, TensorArg{gradInput, true}},
+      workspaceSize, executor);
 }
 aclnnStatus aclnnSeluBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                               aclrtStream) {
@@ -388,13 +389,13 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     const aclTensor *biasOptional, const aclBoolArray *outputMask, aclTensor *gradInputOut,
     aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
     aclOpExecutor **executor) {
-  return guarded("aclnnLayerNormBackward", "layer_norm_backward",
-                 {TensorArg{gradOut, false}, TensorArg{input, false}, IntArrayArg{normalizedShape},
-                  TensorArg{mean, false}, TensorArg{rstd, false}, TensorArg{weightOptional, false},
-                  TensorArg{biasOptional, false}, BoolArrayArg{outputMask},
-                  TensorArg{gradInputOut, true}, TensorArg{gradWeightOut, true},
-                  TensorArg{gradBiasOut, true}},
-                 workspaceSize, executor);
+  return guarded(
+      "aclnnLayerNormBackward", "layer_norm_backward",
+      {TensorArg{gradOut, false}, TensorArg{input, false}, IntArrayArg{normalizedShape},
+       TensorArg{mean, false}, TensorArg{rstd, false}, TensorArg{weightOptional, false},
+       TensorArg{biasOptional, false}, BoolArrayArg{outputMask}, TensorArg{gradInputOut, true},
+       TensorArg{gradWeightOut, true}, TensorArg{gradBiasOut, true}},
+      workspaceSize, executor);
 }
 aclnnStatus aclnnLayerNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                    aclrtStream) {
@@ -417,9 +418,10 @@ aclnnStatus aclnnGroupedBiasAddGradGetWorkspaceSize(const aclTensor *gradY,
                                                     const aclTensor *groupIdxOptional,
                                                     aclTensor *out, uint64_t *workspaceSize,
                                                     aclOpExecutor **executor) {
-  return guarded("aclnnGroupedBiasAddGrad", "grouped_bias_add_grad",
-                 {TensorArg{gradY, false}, TensorArg{groupIdxOptional, false}, TensorArg{out, true}},
-                 workspaceSize, executor);
+  return guarded(
+      "aclnnGroupedBiasAddGrad", "grouped_bias_add_grad",
+      {TensorArg{gradY, false}, TensorArg{groupIdxOptional, false}, TensorArg{out, true}},
+      workspaceSize, executor);
 }
 aclnnStatus aclnnGroupedBiasAddGrad(void *workspace, uint64_t workspaceSize,
                                     aclOpExecutor *executor, aclrtStream) {
