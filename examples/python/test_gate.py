@@ -14,6 +14,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
 
 
 def test_numpy_ops_conform(tmp_path):
-    report = aclnn_conform.run(sut="python:numpy_ops", ops=["SeluBackward"],
-                               cases=1500, tier="smoke", jobs=2, out=tmp_path)
+    report = aclnn_conform.run(sut="python:numpy_ops", cases=2500,
+                               tier="smoke", jobs=2, out=tmp_path)
     assert report["verdict"] == "CONFORMANT", aclnn_conform.summary(report)

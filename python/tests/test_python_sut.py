@@ -47,8 +47,8 @@ def test_cli_takes_a_py_file(tmp_path, cli):
     env = dict(os.environ)
     p = subprocess.run(
         [cli, "run", "--sut", "python:" + os.path.join(HERE, "numpy_ops.py"),
-         "--ops", "SeluBackward", "--cases", "1500", "--tier", "smoke",
-         "--jobs", "1", "--no-corpus", "--out", str(tmp_path), "--quiet"],
+         "--ops", "GeluBackward,SeluBackward", "--cases", "2500", "--tier",
+         "smoke", "--jobs", "2", "--no-corpus", "--out", str(tmp_path), "--quiet"],
         capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "CONFORMANT" in p.stdout + p.stderr
