@@ -130,6 +130,9 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
     std::string why = death_text(w, exit);
     if (!exit.trace.in_sut && output.find("cannot run the worker") != std::string::npos)
       why = output.substr(output.find("cannot run the worker"));
+    // What the SUT said before it ended the worker (e.g. a python: SUT's import error).
+    else if (exit.trace.in_sut && !output.empty())
+      why += "; it printed: " + output.substr(output.size() > 4000 ? output.size() - 4000 : 0);
     return start_failed(w, "the worker died while starting: " + why);
   }
   if (stop_requested()) return;

@@ -52,8 +52,7 @@ int64_t worker_task_limit();
 
 class Campaign {
  public:
-  Campaign(const CampaignConfig &cfg, std::ostream &log)
-      : cfg_(cfg), log_(log), devices_(cfg.devices) {}
+  Campaign(const CampaignConfig &cfg, std::ostream &log);
 
   // The run: corpus tasks first, then (generate) the edge rows, the protocol probes and the seed
   // space until the budget or the case count; then the result (campaign.cpp).

@@ -4,6 +4,7 @@
 // against their device.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "campaign/campaign_run.hpp"
@@ -13,6 +14,19 @@
 #include "campaign/worker_protocol.hpp"
 
 namespace aclnn_conform::campaign_detail {
+
+Campaign::Campaign(const CampaignConfig &cfg, std::ostream &log)
+    : cfg_(cfg), log_(log), devices_(cfg.devices) {
+  // A python: SUT's adapter answers some clauses itself: they are skipped (in the workers too)
+  // and reported as not applicable, never as conforming.
+  if (is_python_sut(cfg_.sut))
+    for (const auto &c : python_sut_not_applicable())
+      if (std::find(cfg_.skips.begin(), cfg_.skips.end(), c) == cfg_.skips.end()) {
+        cfg_.skips.push_back(c);
+        result_.not_applicable.push_back(c);
+        result_.not_applicable_reason = kPythonSutNotApplicableReason;
+      }
+}
 
 // ---- Set-up: the first worker says what the SUT exports, then every device is started ----
 
@@ -70,6 +84,10 @@ void Campaign::setup() {
   result_.seed = cfg_.seed;
   result_.shard = fmt::format("{}/{}", cfg_.shard_index, cfg_.shard_count);
   result_.skipped = cfg_.skips;
+  std::erase_if(result_.skipped, [&](const std::string &e) {
+    return std::find(result_.not_applicable.begin(), result_.not_applicable.end(), e) !=
+           result_.not_applicable.end();
+  });
   result_.xfails = cfg_.xfails;
   result_.expected_variants = cfg_.expect_variants;
   result_.clause_pattern = cfg_.clause_pattern;

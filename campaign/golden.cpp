@@ -85,6 +85,10 @@ Case case_of(GoldenRequest &r) {
 
 }  // namespace
 
+Case golden_case_of(GoldenRequest &request) {
+  return case_of(request);
+}
+
 Case golden_case(const nlohmann::json &request, const std::string &source) {
   GoldenRequest r = parse_golden_request(request, source);
   return case_of(r);

@@ -26,6 +26,9 @@ namespace aclnn_conform {
 // std::runtime_error "golden request <source>: <problem>" (unknown op, missing tensor, file
 // size, ...); source names the request file in messages (empty: not named).
 Case golden_case(const nlohmann::json &request, const std::string &source = "");
+// The same for a request built in memory (the Python module's goldens, python/): binds it to the
+// op's signature exactly as golden_case and run_golden do; consumes its tensors.
+Case golden_case_of(GoldenRequest &request);
 
 // Computes the oracle's verdict and outputs and writes <out_dir>/<name>.bin and <name>.npy per
 // written output, and <out_dir>/golden.json, which it also returns:

@@ -191,6 +191,11 @@ std::string verdict_text(const CampaignResult &r) {
                          plural(n.incomplete(), "clause"));
       break;
   }
+  // Clauses that do not apply to this kind of SUT are never counted as conforming: say so.
+  if (!r.not_applicable.empty())
+    s += fmt::format("; {} not judged ({})", plural(static_cast<int64_t>(r.not_applicable.size()),
+                                                    "clause"),
+                     r.not_applicable_reason);
   return s;
 }
 

@@ -282,8 +282,10 @@ void Page::skipped() {
       case ClauseStatus::kDeviates:
         continue;
       case ClauseStatus::kSkipped:
-        why = listed_in(r.skipped, c.id) ? "skipped by request &ndash; not checked"
-                                         : "not selected by --clauses &ndash; not checked";
+        why = listed_in(r.not_applicable, c.id)
+                  ? h(r.not_applicable_reason) + " &ndash; not judged"
+              : listed_in(r.skipped, c.id) ? "skipped by request &ndash; not checked"
+                                           : "not selected by --clauses &ndash; not checked";
         break;
       case ClauseStatus::kExpectedFailure:
         why = fmt::format("expected failure (xfail) &ndash; {} deviation(s) in {} cases tolerated",

@@ -113,9 +113,10 @@ std::string render_junit(const CampaignResult &r) {
                                            r.interrupted ? " (run interrupted)" : "")));
           break;
         case ClauseStatus::kSkipped:
-          s += fmt::format("      <skipped message=\"{}\"/>\n", listed_in(r.skipped, c.id)
-                                                                    ? "skipped by request"
-                                                                    : "not selected (--clauses)");
+          s += fmt::format("      <skipped message=\"{}\"/>\n",
+                           listed_in(r.not_applicable, c.id) ? attr(r.not_applicable_reason)
+                           : listed_in(r.skipped, c.id)      ? "skipped by request"
+                                                             : "not selected (--clauses)");
           break;
         case ClauseStatus::kExpectedFailure:
           s += "      <skipped message=\"expected failure (xfail)\"/>\n";

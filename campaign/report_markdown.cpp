@@ -190,9 +190,12 @@ std::string render_markdown(const CampaignResult &r) {
   }
   for (const auto &c : r.clauses) {
     if (c.status == ClauseStatus::kSkipped)
-      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) + "): SKIPPED " +
-           (listed_in(r.skipped, c.id) ? "by request" : "by selection (--clauses)") +
-           " - not checked.\n";
+      s += "- Clause " + md_code(c.id) + " (" + md_cell(c.op) + "): " +
+           (listed_in(r.not_applicable, c.id)
+                ? "NOT APPLICABLE - " + md_cell(r.not_applicable_reason) + ": not judged.\n"
+                : std::string("SKIPPED ") +
+                      (listed_in(r.skipped, c.id) ? "by request" : "by selection (--clauses)") +
+                      " - not checked.\n");
     else if (c.status == ClauseStatus::kExpectedFailure)
       s += fmt::format(
           "- Clause {} ({}): EXPECTED FAILURE (xfail) - {} deviation(s) in {} cases "

@@ -138,7 +138,8 @@ void finalize_statuses(CampaignResult &r) {
       for (const auto &d : r.deviations)
         if (d.clause == c.id && !listed(c.expected_variants_matched, d.expected_variant))
           c.expected_variants_matched.push_back(d.expected_variant);
-    if (listed(r.skipped, c.id) || (pattern && !std::regex_search(c.id, *pattern)))
+    if (listed(r.skipped, c.id) || listed(r.not_applicable, c.id) ||
+        (pattern && !std::regex_search(c.id, *pattern)))
       c.status = ClauseStatus::kSkipped;
     else if (c.deviations > 0 && listed(r.xfails, c.id))
       c.status = ClauseStatus::kExpectedFailure;

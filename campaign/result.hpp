@@ -43,7 +43,19 @@ SutIdentity identify_sut(const std::string &path);
 // The files a --sut names, in load order: "builtin"; "cann" (the vendor's libascendcl.so,
 // libnnopbase.so and libopapi.so under $ASCEND_HOME_PATH/lib64); "a.so:b.so:..." (a library split
 // over several files); or one path. Throws std::runtime_error naming what is missing.
+// "python:MODULE" (a Python module that defines the ops as functions, docs/python.md) names the
+// adapter library libaclnn_python_sut.so, found beside aclnn-conform-worker (installed) or in the
+// build tree's python/ (ACLNN_PYTHON_SUT_ADAPTER names another); MODULE travels to the workers in
+// the environment variable ACLNN_PYTHON_SUT_MODULE, which this call sets.
 std::vector<std::string> sut_files(const std::string &spec);
+
+// True for a --sut "python:MODULE".
+bool is_python_sut(const std::string &spec);
+// The clauses a python: SUT cannot be judged on: what the adapter answers itself (the C ABI's
+// runtime, tensor descriptors, executors and the two-phase protocol), not the module. A campaign
+// marks them skipped, as not applicable (CampaignResult::not_applicable), never as conforming.
+const std::vector<std::string> &python_sut_not_applicable();
+constexpr const char *kPythonSutNotApplicableReason = "not applicable to a python: SUT";
 
 // One device of the run (--devices) and what happened on it.
 struct DeviceUsage {
@@ -197,6 +209,11 @@ struct CampaignResult {
   std::vector<AccuracyStats> accuracy;
   std::vector<std::string> warnings;  // e.g. a skip entry that matched nothing
   std::vector<std::string> skipped;   // clause IDs or property names skipped by request
+  // Clauses skipped because they do not apply to this kind of SUT (a python: SUT's adapter
+  // answers them, not the module): status skipped, never counted as conforming or towards the
+  // verdict, listed with not_applicable_reason in every report.
+  std::vector<std::string> not_applicable;
+  std::string not_applicable_reason;
   std::vector<std::string> xfails;
   std::vector<std::string> expected_variants;  // --expect-variant: variants the SUT follows
   std::string clause_pattern;     // ECMAScript regex; clauses it does not match are not selected

@@ -213,6 +213,8 @@ nlohmann::json to_json(const CampaignResult &r) {
                     [](const ClauseVerdict &c) { return c.status == ClauseStatus::kDeviates; });
   j["warnings"] = r.warnings;
   j["skipped"] = r.skipped;
+  j["not_applicable"] = r.not_applicable;
+  j["not_applicable_reason"] = r.not_applicable_reason;
   j["xfails"] = r.xfails;
   return j;
 }
@@ -302,6 +304,8 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   }
   r.warnings = j.at("warnings").get<std::vector<std::string>>();
   r.skipped = j.at("skipped").get<std::vector<std::string>>();
+  r.not_applicable = j.value("not_applicable", std::vector<std::string>{});
+  r.not_applicable_reason = j.value("not_applicable_reason", std::string{});
   r.xfails = j.at("xfails").get<std::vector<std::string>>();
   return r;
 }

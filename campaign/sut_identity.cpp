@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "campaign/result.hpp"
+#include "campaign/worker.hpp"
 #include "properties/sut.hpp"
 
 namespace aclnn_conform {
@@ -97,9 +98,63 @@ SutIdentity identify_sut(const std::string &path) {
 
 namespace aclnn_conform {
 
+bool is_python_sut(const std::string &spec) {
+  return spec.rfind("python:", 0) == 0;
+}
+
+const std::vector<std::string> &python_sut_not_applicable() {
+  // The adapter (python/sut/) answers these itself: the host runtime (aclrt*), aclCreateTensor,
+  // the dtype enum's mapping, formats, executors and both phases' protocol. The module sees only
+  // arrays, None for NULL tensors, attributes and the outputs it fills.
+  static const std::vector<std::string> clauses = {
+      "ABI-TWOPHASE-1", "ABI-TWOPHASE-2", "ABI-TWOPHASE-3", "ABI-TWOPHASE-4",
+      "ABI-TENSOR-1",   "ABI-FORMAT-1",   "ABI-DTYPE-1",    "ABI-RUNTIME-1"};
+  return clauses;
+}
+
+namespace {
+
+// The adapter of python: SUTs: ACLNN_PYTHON_SUT_ADAPTER, else beside the worker (installed: both
+// in <prefix>/libexec/aclnn-conform), else the build tree's (cli/ and python/ side by side).
+std::string python_sut_adapter() {
+  namespace fs = std::filesystem;
+  if (const char *env = std::getenv("ACLNN_PYTHON_SUT_ADAPTER"); env && *env) return env;
+  constexpr const char *kName = "libaclnn_python_sut.so";
+  std::string looked;
+  const fs::path worker = fs::path(worker_executable()).parent_path();
+  for (const fs::path &p : {worker / kName, worker.parent_path() / "python" / kName}) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+    looked += (looked.empty() ? "" : ", ") + p.string();
+  }
+  throw std::runtime_error("--sut python:...: cannot find " + std::string(kName) + " (looked in " +
+                           looked + "; ACLNN_PYTHON_SUT_ADAPTER names it; is the build configured "
+                           "with ACLNN_BUILD_PYTHON=ON?)");
+}
+
+}  // namespace
+
 std::vector<std::string> sut_files(const std::string &spec) {
   namespace fs = std::filesystem;
   if (spec == "builtin") return {Sut::builtin_path()};
+  if (is_python_sut(spec)) {
+    // MODULE: a module name on the embedded interpreter's path, or a .py file (made absolute).
+    std::string module = spec.substr(7);
+    if (module.empty())
+      throw std::runtime_error("--sut python:MODULE: no module named (e.g. python:my_ops)");
+    if (module.size() > 3 && module.compare(module.size() - 3, 3, ".py") == 0) {
+      std::error_code ec;
+      if (!fs::is_regular_file(module, ec))
+        throw std::runtime_error("--sut " + spec + ": " + module + " is not a file");
+      module = fs::absolute(module).string();
+    }
+    const std::string adapter = python_sut_adapter();
+    // The workers inherit it (they are exec'd from this process).
+    setenv("ACLNN_PYTHON_SUT_MODULE", module.c_str(), 1);
+    std::error_code ec;
+    setenv("ACLNN_PYTHON_SUT_CWD", fs::current_path(ec).c_str(), 1);
+    return {adapter};
+  }
   std::vector<std::string> files;
   if (spec == "cann") {
     // The toolkit's own variable (set by its set_env.sh), and its library folder.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "campaign/outputs.hpp"
 #include "campaign/report.hpp"
 #include "campaign/repro.hpp"
 #include "cli/cli.hpp"
@@ -27,17 +28,10 @@ void complete_result(CampaignResult &r, const CampaignConfig &cfg, const std::st
   finalize_statuses(r);
 }
 
-// Repro programs for every deviation, then every report file. The repros check the policy's
-// tolerance where it is per element (a bitwise kit standard: exact), else the ulp bound.
+// Repro programs for every deviation, then every report file (campaign/outputs.hpp, which the
+// Python module shares).
 void write_outputs(CampaignResult &r, const std::string &out_dir, const std::string &policy) {
-  ReproOptions repro_options;
-  if (policy == "ascend") repro_options.tolerance = aclnn_ref::Tolerance::ascend();
-  if (policy == "ttk-binary" || policy == "msprobe-binary_consistency")
-    repro_options.tolerance = aclnn_ref::Tolerance::exact();
-  fs::create_directories(out_dir);
-  write_repros(r, out_dir, repro_options);
-  std::ofstream(fs::path(out_dir) / "report.json") << report_json_text(r);
-  write_reports(r, out_dir);
+  write_campaign_outputs(r, out_dir, policy);
 }
 
 namespace {

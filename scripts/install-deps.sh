@@ -12,6 +12,7 @@ packages=(
   clang-format
   clang libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes (fuzz/, `cmake --preset fuzz`)
   python3 python3-numpy
+  python3-dev pybind11-dev python3-pytest  # the Python module and its pytest suites (python/)
   libssl-dev libxml2-utils python3-jsonschema
   libdnnl-dev  # oneDNN 2.6 for the real SUT suts/onednn (~40 MB with libdnnl2)
   chromium  # the HTML report's browser test (tests/reports/check_browser.sh)
