@@ -56,8 +56,10 @@ void Campaign::fill() {
       if (!batch.empty()) {
         nlohmann::json tasks = nlohmann::json::array();
         for (const auto &t : batch) tasks.push_back(to_json(t));
+        // The product emulation as resolved: the first worker started before its probe decided it.
         pool_.send(w, encode_command("tasks", {{"tasks", tasks},
                                                {"saturated", saturated_},
+                                               {"product_emulation", emulating()},
                                                {"deadline_ns", deadline_ns()}}));
         w.tasks_sent += static_cast<int64_t>(batch.size());
         for (auto &t : batch) w.outstanding.push_back({WorkItem::Kind::kTask, std::move(t)});
@@ -120,7 +122,9 @@ void Campaign::manage_shrink() {
   worker->timeout_override = shrinker_->candidate_timeout(case_timeout());
   const Task &task = shrinker_->crash().task;
   pool_.send(*worker,
-             encode_command("candidate", {{"task", to_json(task)}, {"case", to_json(*candidate)}}));
+             encode_command("candidate", {{"task", to_json(task)},
+                                           {"case", to_json(*candidate)},
+                                           {"product_emulation", emulating()}}));
   worker->outstanding.push_back({WorkItem::Kind::kCandidate, task});
   candidate_in_flight_ = true;
 }

@@ -102,6 +102,7 @@ class Campaign {
   std::vector<Task> next_batch(bool &teardown);
   void fill();
   long long deadline_ns() const;
+  bool emulating() const { return cfg_.product_emulation == ProductEmulation::kOn; }
   bool has_shrink_worker() const;
   void manage_shrink();
   void finish_shrink(bool shrunk);

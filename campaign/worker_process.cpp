@@ -141,7 +141,16 @@ std::optional<nlohmann::json> device_fault(Worker &w, const nlohmann::json &resu
   return d;
 }
 
+// The campaign's product emulation, which the first worker's probe decides after that worker
+// started: a case's generation depends on it, so every worker must hold the decided one.
+void follow_emulation(Worker &w, const nlohmann::json &command) {
+  if (command.contains("product_emulation"))
+    w.cfg.product_emulation = command["product_emulation"].get<bool>() ? ProductEmulation::kOn
+                                                                       : ProductEmulation::kOff;
+}
+
 void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
+  follow_emulation(w, command);
   if (command.contains("saturated"))
     w.ctx.saturated = command["saturated"].get<std::set<std::string>>();
   if (command.contains("deadline_ns"))
@@ -275,6 +284,7 @@ int worker_process_main(int argc, char **argv) {
       if (cmd == "tasks") {
         run_tasks(w, *command, records);
       } else if (cmd == "candidate") {
+        follow_emulation(w, *command);
         reset_trace(w.trace);
         const Task t = task_from_json(command->at("task"));
         warm_up(w, *t.op, records);

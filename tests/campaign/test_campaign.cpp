@@ -119,6 +119,30 @@ TEST(Campaign, ShardsMergeIntoTheWholeCampaign) {
   EXPECT_EQ(back.clauses.size(), merged.clauses.size());
 }
 
+// A seed names its cases, whichever worker runs them: one worker and two give the same tallies.
+// (The first worker starts before the product-emulation probe decides how cases are generated;
+// it once kept the undecided setting, so its share of the cases differed from the others'.)
+TEST(Campaign, ASeedGivesTheSameCasesOnOneWorkerAsOnTwo) {
+  std::ostringstream log;
+  std::vector<CampaignResult> runs;
+  for (int jobs : {1, 2}) {
+    CampaignConfig cfg = small_config(fresh_dir("jobs" + std::to_string(jobs)));
+    cfg.ops = {"SeluBackward", "LogitGrad"};
+    cfg.cases = 80;
+    cfg.jobs = jobs;
+    cfg.use_corpus = false;
+    // Generated cases only, so that the first worker runs some of them (edge rows and the
+    // protocol probes would come first, and the probes' teardown would end that worker).
+    for (const char *op : {"SeluBackward", "LogitGrad"})
+      for (const char *kind : {"/edge", "/protocol"}) cfg.skips.push_back(std::string(op) + kind);
+    runs.push_back(run_campaign(cfg, log));
+  }
+  EXPECT_EQ(runs[0].cases, runs[1].cases);
+  ASSERT_EQ(runs[0].clauses.size(), runs[1].clauses.size());
+  for (size_t i = 0; i < runs[0].clauses.size(); ++i)
+    EXPECT_EQ(runs[0].clauses[i].reached, runs[1].clauses[i].reached) << runs[0].clauses[i].id;
+}
+
 TEST(Campaign, SkipsAndUnknownEntriesAreReported) {
   std::ostringstream log;
   CampaignConfig cfg = small_config(fresh_dir("skips"));

@@ -203,7 +203,7 @@ TEST(DeviceCampaign, OutOfDeviceMemoryIsNotChargedToAnOp) {
   const CampaignResult r = run_campaign(cfg, log);
   EXPECT_TRUE(r.deviations.empty()) << first_failures(r);
   ASSERT_EQ(r.devices.size(), 1u);
-  EXPECT_GT(r.devices[0].out_of_memory, 0);
+  EXPECT_GT(r.devices[0].out_of_memory, 0) << log.str();
   bool warned = false;
   for (const auto &w : r.warnings) warned |= w.find("ran out of memory") != std::string::npos;
   EXPECT_TRUE(warned);
