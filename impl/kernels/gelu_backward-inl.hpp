@@ -64,7 +64,18 @@ constexpr float kExpHalf32[5] = {kExp32[0], kExp32[1] / 2, kExp32[2] / 4, kExp32
 constexpr int kTabHalf = 512;
 constexpr int kTabStride = 2 * 1032;  // floats per pair array: (2 kTabHalf + 1) pairs, padded
 enum { kTabPairA0A1 = 0, kTabPairA2W = 1, kTabArrays = 2 };
-constexpr double kRoot = -0.75179152469356445746;     // g's root x0
+constexpr double kRoot = -0.75179152469356445746;  // g's root x0
+// Near the root, for the NaN entries' lanes with |x - x0| < kRootFormula (all of them): g(x0 + d) =
+// d q(d), q(d) = sum_k kRootTaylor[k] d^k (Taylor at x0, mpmath at 80 digits; degree 6 leaves
+// 3e-11 relative for |d| <= 0.0375), with d = x - x0 from x0 as three floats.
+constexpr double kRootTaylor[7] = {
+    0x1.b9d98fa5a3215p-2,  0x1.8d9a941de3ac5p-2, -0x1.2a2ef9bb865aep-6, -0x1.d2fa4c17c7e84p-4,
+    -0x1.e4088244f901dp-7, 0x1.3e346def42057p-6, 0x1.297b9d6ffaacdp-8};
+constexpr float kRootFormula = 0.04f;
+constexpr float kX0Hi = -kT0HiF;
+constexpr double kX0Rest = -((kT0Hi - static_cast<double>(kT0HiF)) + kT0Lo);  // x0 - kX0Hi
+constexpr float kX0Mid = static_cast<float>(kX0Rest);
+constexpr float kX0Lo = static_cast<float>(kX0Rest - static_cast<double>(kX0Mid));
 constexpr double kRootWindow = 0x1p-5 + 0x1p-8;       // |k/128 - x0| below this: NaN entry
 constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2*pi)
 constexpr double kFast = 4.0;                         // end of the Q fit
@@ -269,6 +280,42 @@ HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF
   glo = hn::Add(hn::Add(hn::Sub(a0h, ghi), c), a0l);
 }
 
+// g(x) as a float-float for |x - x0| < kRootFormula: d = x - x0 as s + dlo (x - kX0Hi exact by
+// Sterbenz, then Fast2Sum with kX0Mid), q as Fast2Sum(c1hi, s P(s)) + c1lo, and the product's
+// leading part exact (an FMA): relative error below 0.13 * 2^-24 (docs/performance-gelu-selu.md).
+template <class DF>
+HWY_INLINE void GeluGRootF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF> &glo) {
+  using V = hn::Vec<DF>;
+  constexpr float c1h = static_cast<float>(gelu::kRootTaylor[0]);
+  constexpr float c1l = static_cast<float>(gelu::kRootTaylor[0] - static_cast<double>(c1h));
+  const V dh = hn::Sub(x, hn::Set(df, gelu::kX0Hi));
+  const V s = hn::Sub(dh, hn::Set(df, gelu::kX0Mid));
+  const V dlo =
+      hn::Sub(hn::Sub(hn::Sub(dh, s), hn::Set(df, gelu::kX0Mid)), hn::Set(df, gelu::kX0Lo));
+  V p = hn::Set(df, static_cast<float>(gelu::kRootTaylor[6]));
+  for (int k = 5; k >= 1; --k)
+    p = Fma(df, p, s, hn::Set(df, static_cast<float>(gelu::kRootTaylor[k])));
+  const V t = hn::Mul(s, p);
+  const V qh = hn::Add(hn::Set(df, c1h), t);
+  const V ql = hn::Add(hn::Add(hn::Sub(hn::Set(df, c1h), qh), t), hn::Set(df, c1l));
+  ghi = hn::Mul(s, qh);
+  glo = Fma(df, dlo, qh, Fma(df, s, ql, Fma(df, s, qh, hn::Neg(ghi))));
+}
+
+// The root window's lanes (a NaN entry and |x - x0| < kRootFormula, decided per lane) from
+// GeluGRootF32; only vectors holding a NaN entry pay for it.
+template <class DF>
+HWY_INLINE void GeluGRootLanesF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF> &glo) {
+  const auto nan = hn::IsNaN(ghi);
+  if (HWY_LIKELY(hn::AllFalse(df, nan))) return;
+  const auto root = hn::And(
+      nan, hn::Lt(hn::Abs(hn::Sub(x, hn::Set(df, gelu::kX0Hi))), hn::Set(df, gelu::kRootFormula)));
+  hn::Vec<DF> rhi, rlo;
+  GeluGRootF32(df, x, rhi, rlo);
+  ghi = hn::IfThenElse(root, rhi, ghi);
+  glo = hn::IfThenElse(root, rlo, glo);
+}
+
 // dy * g(x) for FLOAT in float vectors: dy * ghi + dy * glo rounded once (one FMA); lanes whose
 // result is NaN (a NaN entry, dy NaN, or dy = +-inf where the two products disagree) from the
 // double path, which is correct for every special value.
@@ -276,6 +323,7 @@ template <class DF>
 HWY_INLINE hn::Vec<DF> GeluGradTableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, const float *tab) {
   hn::Vec<DF> ghi, glo;
   GeluGTableF32(df, x, tab, ghi, glo);
+  GeluGRootLanesF32(df, x, ghi, glo);
   const auto res = Fma(df, dy, ghi, hn::Mul(dy, glo));
   return GeluGradLanesF64(df, dy, x, res, hn::IsNaN(res));
 }
@@ -325,6 +373,7 @@ void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size
   for (size_t i = 0; i < n; i += hn::Lanes(df)) {
     hn::Vec<decltype(df)> hi, lo;
     GeluGTableF32(df, hn::LoadU(df, x + i), tab, hi, lo);
+    GeluGRootLanesF32(df, hn::LoadU(df, x + i), hi, lo);
     hn::StoreU(hi, df, ghi + i);
     hn::StoreU(lo, df, glo + i);
     for (size_t j = i; j < i + hn::Lanes(df); ++j) {
