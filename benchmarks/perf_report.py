@@ -9,6 +9,11 @@ rewrites the generated section of docs/performance.md. Run it with Debian's pyth
 
     cmake --build build --target bench_impl
     /usr/bin/python3 benchmarks/perf_report.py [--build build] [--doc docs/performance.md] [--rounds 3]
+        [--target AVX2|AVX3|...]
+
+--target caps the library's Highway dispatch at that target (ACLNN_CPU_TARGET) and PyTorch's at
+the same ISA (ATEN_CPU_CAPABILITY), so that one AVX-512 machine also measures the AVX2 code on the
+same memory system; each target's report has its own generated section in the page.
 """
 import argparse
 import json
@@ -21,6 +26,19 @@ import time
 
 BEGIN = "<!-- perf_report.py: begin (generated, do not edit by hand) -->"
 END = "<!-- perf_report.py: end -->"
+# --target's section: the markers name the target.
+FORCED = None  # the --target name, or None
+
+
+def markers():
+    if FORCED is None:
+        return BEGIN, END
+    return (f"<!-- perf_report.py --target {FORCED}: begin (generated, do not edit by hand) -->",
+            f"<!-- perf_report.py --target {FORCED}: end -->")
+
+
+# PyTorch's ATEN_CPU_CAPABILITY for a Highway target (its dispatch levels: default, avx2, avx512).
+ATEN_CAPABILITY = {"AVX3": "avx512", "AVX3_DL": "avx512", "AVX2": "avx2"}
 M16 = 1 << 24
 
 
@@ -38,6 +56,8 @@ def median_of_rounds(rounds):
 def run_library(build):
     exe = os.path.join(build, "benchmarks", "bench_impl")
     env = dict(os.environ)
+    if FORCED:
+        env["ACLNN_CPU_TARGET"] = FORCED
     if SCRUB_BYTES:
         env["ACLNN_BENCH_SCRUB_BYTES"] = str(SCRUB_BYTES)
     out = subprocess.run(
@@ -196,7 +216,7 @@ def llc_mib():
 
 
 def render(med, ctx, torch1, torch2):
-    lines = [BEGIN, ""]
+    lines = [markers()[0], ""]
     load = os.getloadavg()
     cpu = ctx.get("num_cpus", os.cpu_count())
     lines.append(
@@ -206,7 +226,7 @@ def render(med, ctx, torch1, torch2):
         f"{LOAD_BEFORE[0]:.1f} / {load[0]:.1f}, SIMD target `{TARGET}`. Times are medians of 7 single "
         f"calls (both phases, preallocated outputs), then the median over {ROUNDS} round"
         f"{'s' if ROUNDS > 1 else ''} that alternate library and PyTorch; the library and PyTorch "
-        f"({'python3-torch ' + TORCH_VERSION if torch1 is not None else 'not installed: skipped'}) "
+        f"({'python3-torch ' + TORCH_VERSION + ', CPU capability ' + TORCH_CAPABILITY if torch1 is not None else 'not installed: skipped'}) "
         "and the memory floor (triad: two reads and a write of the op's bytes; read: one read, for "
         "GroupedBiasAddGrad) are measured in this one run. The library writes the outputs of calls whose "
         "bytes exceed a quarter of the last-level cache with non-temporal stores (no read-for-ownership "
@@ -271,7 +291,7 @@ def render(med, ctx, torch1, torch2):
             lines.append("")
             lines.append("PyTorch has no CPU kernel for: " + "; ".join(errs) + ".")
     lines.append("")
-    lines.append(END)
+    lines.append(markers()[1])
     return "\n".join(lines)
 
 
@@ -279,6 +299,7 @@ LOAD_BEFORE = os.getloadavg()
 ROUNDS = 1
 TARGET = "?"
 TORCH_VERSION = ""
+TORCH_CAPABILITY = "?"
 
 
 def main():
@@ -292,10 +313,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=3,
                     help="library, PyTorch 1 thread, PyTorch 2 threads, in turn, this many times; "
                          "each figure is the median of the rounds' medians (default 3)")
+    ap.add_argument("--target", default=None,
+                    help="cap the library at this Highway target (ACLNN_CPU_TARGET: AVX3, AVX2, "
+                         "...) and PyTorch at the same ISA (ATEN_CPU_CAPABILITY); the report goes "
+                         "to the page's section for that target")
     ap.add_argument("--warm", action="store_true",
                     help="repeat the 16 M-element calls on cached data (as reports before the "
                          "ninth round did) instead of starting each cold")
     a = ap.parse_args()
+    global FORCED
+    FORCED = a.target
+    if FORCED and FORCED.upper() in ATEN_CAPABILITY:
+        # Read by PyTorch at its import (torch_medians imports it later in this process).
+        os.environ["ATEN_CPU_CAPABILITY"] = ATEN_CAPABILITY[FORCED.upper()]
     ops = registry_ops(a.cli or os.path.join(a.build, "cli", "aclnn-conform"))
     CASES.extend((op, SHAPES[op]) for op in ops if op in SHAPES)
     for op in ops:
@@ -308,6 +338,8 @@ def main():
     try:
         flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "").split()
         TARGET = "AVX3 (AVX-512)" if "avx512bw" in flags else "AVX2" if "avx2" in flags else "portable"
+        if FORCED:
+            TARGET = f"{FORCED} (forced: --target, ACLNN_CPU_TARGET; the CPU runs {TARGET})"
         CPU_MODEL = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                           if l.startswith("model name")), CPU_MODEL)
     except OSError:
@@ -333,16 +365,23 @@ def main():
     if torch1 is not None:
         import torch
         TORCH_VERSION = torch.__version__
+        global TORCH_CAPABILITY
+        TORCH_CAPABILITY = next((l.split(":", 1)[1].strip() for l in
+                                 torch.__config__.show().splitlines()
+                                 if "CPU capability usage" in l), "?")
     text = render(med, ctx, torch1, torch2)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"library": med, "library_cpu": MED_CPU, "torch1": torch1, "torch2": torch2},
                       f, indent=1)
     doc = open(a.doc).read() if os.path.exists(a.doc) else ""
-    if BEGIN in doc and END in doc:
-        doc = doc[:doc.index(BEGIN)] + text + doc[doc.index(END) + len(END):]
+    begin, end = markers()
+    if begin in doc and end in doc:
+        doc = doc[:doc.index(begin)] + text + doc[doc.index(end) + len(end):]
     else:
-        doc = doc.rstrip("\n") + "\n\n## Issue 14: library vs PyTorch vs memory floor\n\n" + text + "\n"
+        title = ("Issue 14: library vs PyTorch vs memory floor" if FORCED is None else
+                 f"Library vs PyTorch vs memory floor, target {FORCED}")
+        doc = doc.rstrip("\n") + f"\n\n## {title}\n\n" + text + "\n"
     with open(a.doc, "w") as f:
         f.write(doc)
     print(text)

@@ -200,6 +200,17 @@ std::vector<EdgeCase> gelu_backward_edge_cases() {
                   gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {-0.7, -0.8}),
                        output_tensor(F32, {2})),
                   0});
+  // The float nearest the root, 0xbf407569 (g = -5.2e-9: the three terms cancel to 8 digits), and
+  // its neighbours two ulps either way, with dy = 1 and an odd dy.
+  rows.push_back(
+      {"GELU-SPECIAL-2", "the float at g's root (0xbf407569, g about -5.2e-9) and its neighbours",
+       gelu(values_tensor(F32, {10}, {1, 1, 1, 1, 1, 3, 3, 3, 3, 3}),
+            values_tensor(
+                F32, {10},
+                {-0x1.80eacep-1, -0x1.80ead0p-1, -0x1.80ead2p-1, -0x1.80ead4p-1, -0x1.80ead6p-1,
+                 -0x1.80eacep-1, -0x1.80ead0p-1, -0x1.80ead2p-1, -0x1.80ead4p-1, -0x1.80ead6p-1}),
+            output_tensor(F32, {10})),
+       0});
   rows.push_back({"GELU-SPECIAL-2",
                   "g underflows towards -0 for large negative x",
                   gelu(values_tensor(F32, {2}, {1, 1}), values_tensor(F32, {2}, {-20, -60}),

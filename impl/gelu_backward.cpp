@@ -17,7 +17,11 @@
 #if HWY_ONCE
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "aclnnop/aclnn_gelu_backward.h"
@@ -36,6 +40,52 @@ constexpr const char *kOp = "aclnnGeluBackward";
 
 HWY_EXPORT(GeluGradFloat);
 HWY_EXPORT(GeluFillTable);
+HWY_EXPORT(GeluGPairF32);
+
+// FLOAT's table (impl/kernels/gelu_backward-inl.hpp, gelu::kTab*): at x_k = k/128 the Taylor
+// coefficients of g, in long double (g'(x) = phi(x) (2 - x^2), g'' = phi x (x^2 - 4),
+// g''' = phi (-x^4 + 7x^2 - 4)), g(x_k) = erfc(-x_k/sqrt2)/2 + x_k phi(x_k) split into two floats;
+// NaN within the root window and at both ends. Built once per process at the first FLOAT call
+// (1025 erfcl and expl: well below a millisecond); 20 KB, in L1 while a call runs.
+// The upper 16 bits of a finite float rounded to nearest even (bfloat16's pattern).
+uint16_t bf16_bits_rne(float f) {
+  const uint32_t b = std::bit_cast<uint32_t>(f);
+  return static_cast<uint16_t>((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
+}
+
+const float *gelu_f32_table() {
+  static const std::vector<float> table = [] {
+    namespace gl = gelu;
+    std::vector<float> t(static_cast<size_t>(gl::kTabArrays) * gl::kTabStride, 0.0f);
+    const long double inv_sqrt2 = 0.707106781186547524400844362104849039L;
+    const long double inv_sqrt2pi = 0.398942280401432677939946059934381868L;
+    for (int k = -gl::kTabHalf; k <= gl::kTabHalf; ++k) {
+      const size_t i = static_cast<size_t>(k + gl::kTabHalf);
+      const long double x = static_cast<long double>(k) / 128.0L, x2 = x * x;
+      const bool nan = k == -gl::kTabHalf || k == gl::kTabHalf ||
+                       std::fabs(static_cast<double>(x) - gl::kRoot) < gl::kRootWindow;
+      float *p01 = &t[gl::kTabPairA0A1 * gl::kTabStride + 2 * i];
+      float *p23 = &t[gl::kTabPairA2W * gl::kTabStride + 2 * i];
+      if (nan) {
+        p01[0] = p01[1] = p23[0] = p23[1] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      const long double phi = std::exp(-x2 / 2) * inv_sqrt2pi;
+      const long double g = std::erfc(-x * inv_sqrt2) / 2 + x * phi;
+      const float hi = static_cast<float>(g);
+      // w: the upper halves of a3 and a0lo (rounded to nearest at 16 bits, as bfloat16).
+      const auto top16 = [](float f) { return static_cast<uint32_t>(bf16_bits_rne(f)); };
+      const float a0lo = static_cast<float>(g - hi);
+      const float a3 = static_cast<float>(phi * ((7 - x2) * x2 - 4) / 6);
+      p01[0] = hi;
+      p01[1] = static_cast<float>(phi * (2 - x2));
+      p23[0] = static_cast<float>(phi * x * (x2 - 4) / 2);
+      p23[1] = std::bit_cast<float>((top16(a3) << 16) | top16(a0lo));
+    }
+    return t;
+  }();
+  return table.data();
+}
 
 // g(x) rounded to float for every bfloat16 pattern x, built at the first BFLOAT16 call from the
 // double path (whose bits are the same on every target): 256 KB, in L2. Built once per process,
@@ -59,11 +109,12 @@ struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
   bool stream = false;  // simd::stream_output
+  bool f64 = true;      // FLOAT in double vectors (unless ACLNN_CPU_GELU_FLOAT=1)
 };
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
 // FLOAT), the kernel writes a contiguous output directly, a strided one through a double buffer.
-void run_inner(const Plan &plan, const float *bf16_table, char *out, const char *dy, const char *x,
+void run_inner(const Plan &plan, const float *table, char *out, const char *dy, const char *x,
                int64_t so, int64_t sdy, int64_t sx, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(plan.comp));
   const bool direct = so == es;
@@ -77,26 +128,33 @@ void run_inner(const Plan &plan, const float *bf16_table, char *out, const char 
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
     HWY_DYNAMIC_DISPATCH(GeluGradFloat)
-    (in.kind, kind, plan.comp != ACL_FLOAT, bf16_table, in.a, in.b, dst, static_cast<size_t>(m),
-     stream);
+    (in.kind, kind, plan.comp != ACL_FLOAT, table, in.a, in.b, dst, static_cast<size_t>(m), stream);
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }
 
 void run_plan(const Plan &plan) {
   // On the calling thread, so that a failure to build the table reaches run_executor.
-  const float *bf16_table = plan.comp == ACL_BF16 ? gelu_bf16_table() : nullptr;
+  const float *table = plan.comp == ACL_BF16    ? gelu_bf16_table()
+                       : plan.comp == ACL_FLOAT ? (plan.f64 ? nullptr : gelu_f32_table())
+                                                : nullptr;
   parallel_for(plan.loop.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
     plan.loop.for_range(
         begin, end,
         [&](const std::array<char *, 3> &p, const std::array<int64_t, 3> &s, int64_t n) {
-          run_inner(plan, bf16_table, p[0], p[1], p[2], s[0], s[1], s[2], n);
+          run_inner(plan, table, p[0], p[1], p[2], s[0], s[1], s[2], n);
         });
     if (plan.stream) simd::flush_streams();
   });
 }
 
 }  // namespace
+
+// For the exhaustive test (tests/impl/test_gelu_backward.cpp): FLOAT's g as the float-float the
+// kernel multiplies by dy, n a multiple of 16.
+void gelu_f32_g_pair(const float *x, float *ghi, float *glo, size_t n) {
+  HWY_DYNAMIC_DISPATCH(GeluGPairF32)(gelu_f32_table(), x, ghi, glo, n);
+}
 }  // namespace aclnn_cpu
 
 using namespace aclnn_cpu;
@@ -166,6 +224,10 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   plan.dy_t = gradOutput->dtype;
   plan.x_t = self->dtype;
   plan.comp = *promoted;
+  // FLOAT in float vectors only under ACLNN_CPU_GELU_FLOAT=1 (read at each call): its table's
+  // gathers measured slower than the double path on AVX-512 (docs/performance-gelu-selu.md).
+  const char *float_env = std::getenv("ACLNN_CPU_GELU_FLOAT");
+  plan.f64 = !(float_env != nullptr && std::strcmp(float_env, "1") == 0);
   plan.stream = simd::stream_output(
       numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +
                                           dtype_size(gradInput->dtype)));

@@ -106,9 +106,11 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include <hwy/cache_control.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -273,9 +275,42 @@ std::string current_target_name() {
   const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
   return hwy::TargetName(supported & -supported);
 }
-void force_target(int64_t target) {
-  hwy::SetSupportedTargetsForTest(target);
+// ACLNN_CPU_TARGET=AVX2 (any Highway target name, case-insensitive): the runnable targets no
+// better than the named one, so that one machine also measures and tests the lower targets' code
+// (0: no restriction; an unknown name is reported once on stderr and ignored).
+int64_t env_target_mask() {
+  static const int64_t mask = []() -> int64_t {
+    const char *v = std::getenv("ACLNN_CPU_TARGET");
+    if (v == nullptr || *v == '\0') return 0;
+    hwy::SetSupportedTargetsForTest(0);
+    const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+    for (int bit = 0; bit < 63; ++bit) {
+      const int64_t t = int64_t{1} << bit;
+      if ((HWY_TARGETS & t) != 0 && strcasecmp(hwy::TargetName(t), v) == 0) {
+        const int64_t below = supported & ~(t - 1);  // a higher bit is a lesser target
+        if (below != 0) return below;
+      }
+    }
+    std::fprintf(stderr,
+                 "libaclnn_cpu: ACLNN_CPU_TARGET=%s names no compiled target this CPU "
+                 "can run; ignored\n",
+                 v);
+    return 0;
+  }();
+  return mask;
 }
+
+void force_target(int64_t target) {
+  hwy::SetSupportedTargetsForTest(target != 0 ? target : env_target_mask());
+}
+
+namespace {
+// ACLNN_CPU_TARGET applies from the library's load on.
+[[maybe_unused]] const bool kEnvTargetApplied = [] {
+  if (env_target_mask() != 0) force_target(0);
+  return true;
+}();
+}  // namespace
 
 }  // namespace aclnn_cpu::simd
 #endif  // HWY_ONCE

@@ -71,7 +71,8 @@ bool use_bf16_insn();
 std::vector<int64_t> runnable_targets();
 std::string target_name(int64_t target);
 std::string current_target_name();
-// Restricts dispatch to `target` (one flag from runnable_targets()); 0 restores the default.
+// Restricts dispatch to `target` (one flag from runnable_targets()); 0 restores the default (all
+// runnable targets, or those ACLNN_CPU_TARGET allows).
 // Not thread-safe: for tests and benchmarks only.
 void force_target(int64_t target);
 

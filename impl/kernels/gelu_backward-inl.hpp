@@ -54,6 +54,29 @@ constexpr float kExp32[5] = {0x1p+0f, -0x1.fffb0ep-1f, 0x1.fffe5ap-2f, -0x1.57e7
 // The same in r2 = 2 r, as kExpHalf64.
 constexpr float kExpHalf32[5] = {kExp32[0], kExp32[1] / 2, kExp32[2] / 4, kExp32[3] / 8,
                                  kExp32[4] / 16};
+// FLOAT's table (docs/performance-gelu-selu.md, "FLOAT in float vectors"): the Taylor polynomial of
+// g of degree 3 at x_k = k/128, k = -512..512: g(x_k) as a float-float a0hi + a0lo, a1 = g'(x_k),
+// a2 = g''(x_k)/2, a3 = g'''(x_k)/6, stored as two arrays of pairs (one 64-bit gather each):
+// (a0hi, a1) and (a2, w) with w the upper halves of a3 and of a0lo (bfloat16 precision: a3 h^3
+// and a0lo are below 2^-24 |g|, so 8 bits are ample). Entries whose interval lies within
+// kRootWindow of g's root, and the two ends (|x| >= 4 - 1/256), hold NaN: their lanes take the
+// double path.
+constexpr int kTabHalf = 512;
+constexpr int kTabStride = 2 * 1032;  // floats per pair array: (2 kTabHalf + 1) pairs, padded
+enum { kTabPairA0A1 = 0, kTabPairA2W = 1, kTabArrays = 2 };
+constexpr double kRoot = -0.75179152469356445746;  // g's root x0
+// Near the root, for the NaN entries' lanes with |x - x0| < kRootFormula (all of them): g(x0 + d) =
+// d q(d), q(d) = sum_k kRootTaylor[k] d^k (Taylor at x0, mpmath at 80 digits; degree 6 leaves
+// 3e-11 relative for |d| <= 0.0375), with d = x - x0 from x0 as three floats.
+constexpr double kRootTaylor[7] = {
+    0x1.b9d98fa5a3215p-2,  0x1.8d9a941de3ac5p-2, -0x1.2a2ef9bb865aep-6, -0x1.d2fa4c17c7e84p-4,
+    -0x1.e4088244f901dp-7, 0x1.3e346def42057p-6, 0x1.297b9d6ffaacdp-8};
+constexpr float kRootFormula = 0.04f;
+constexpr float kX0Hi = -kT0HiF;
+constexpr double kX0Rest = -((kT0Hi - static_cast<double>(kT0HiF)) + kT0Lo);  // x0 - kX0Hi
+constexpr float kX0Mid = static_cast<float>(kX0Rest);
+constexpr float kX0Lo = static_cast<float>(kX0Rest - static_cast<double>(kX0Mid));
+constexpr double kRootWindow = 0x1p-5 + 0x1p-8;       // |k/128 - x0| below this: NaN entry
 constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2*pi)
 constexpr double kFast = 4.0;                         // end of the Q fit
 constexpr double kClamp = 20.0;
@@ -168,13 +191,12 @@ HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
   return g;
 }
 
-// res with its lanes |x| > 4, inf or NaN replaced by dy * g(x) from the double path rounded to
-// float; only vectors holding such a lane pay for it (the same per-lane result either way).
+// res with its lanes in `wide` replaced by dy * g(x) from the double path rounded to float; only
+// vectors holding such a lane pay for it (the same per-lane result either way).
 template <class DF>
-HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
+HWY_INLINE hn::Vec<DF> GeluGradLanesF64(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res,
+                                        hn::Mask<DF> wide) {
   using V = hn::Vec<DF>;
-  const auto wide =
-      simd::HWY_NAMESPACE::NotLe(df, hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast)));
   if (HWY_UNLIKELY(!hn::AllFalse(df, wide))) {
 #if HWY_TARGET == HWY_SCALAR
     const hn::Rebind<double, DF> dd;
@@ -193,6 +215,117 @@ HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x
     res = hn::IfThenElse(wide, both, res);
   }
   return res;
+}
+
+// res with its lanes |x| > 4, inf or NaN from the double path.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
+  return GeluGradLanesF64(
+      df, dy, x, res,
+      simd::HWY_NAMESPACE::NotLe(df, hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast))));
+}
+
+// The pairs (pairs[2 idx], pairs[2 idx + 1]) of each lane as two vectors: one 64-bit gather per
+// half vector (half the loads of two 32-bit gathers), then the even and odd floats.
+template <class DF>
+HWY_INLINE void GatherPairs(DF df, const float *pairs, hn::Vec<hn::RebindToSigned<DF>> idx,
+                            hn::Vec<DF> &even, hn::Vec<DF> &odd) {
+  const hn::RebindToSigned<DF> di;
+#if HWY_TARGET == HWY_SCALAR
+  const auto i2 = hn::Add(idx, idx);
+  even = hn::GatherIndex(df, pairs, i2);
+  odd = hn::GatherIndex(df, pairs + 1, i2);
+#else
+  const hn::Repartition<double, DF> dd;
+  const hn::Half<decltype(di)> dih;
+  const hn::Rebind<int64_t, decltype(dih)> di64;
+  const double *base = reinterpret_cast<const double *>(pairs);
+  const auto lo =
+      hn::BitCast(df, hn::GatherIndex(dd, base, hn::PromoteTo(di64, hn::LowerHalf(dih, idx))));
+  const auto hi =
+      hn::BitCast(df, hn::GatherIndex(dd, base, hn::PromoteTo(di64, hn::UpperHalf(dih, idx))));
+  even = hn::ConcatEven(df, hi, lo);
+  odd = hn::ConcatOdd(df, hi, lo);
+#endif
+}
+
+// g(x) for FLOAT as the float-float ghi + glo from the table (gelu::kTab*): with k = round(128 x)
+// and h = x - k/128 (exact), g = a0 + c, c = h (a1 + h (a2 + h a3)) in float, and
+// ghi + glo = Fast2Sum(a0hi, c) + a0lo (|a0hi| >= |c| wherever the entry is not NaN). The relative
+// error of ghi + glo and its proof: docs/performance-gelu-selu.md. Lanes of a NaN entry (root
+// window, |x| >= 4 - 1/256, inf, NaN) give NaN.
+template <class DF>
+HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF> &ghi,
+                              hn::Vec<DF> &glo) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToSigned<DF> di;
+  const V magic = hn::Set(df, 0x1.8p23f);
+  const V a = hn::Add(hn::Mul(x, hn::Set(df, 128.0f)), magic);  // magic + round(128 x)
+  const V kf = hn::Sub(a, magic);
+  // x - k/128 is exact: both lie within 1/256 of each other and k/128 has few bits.
+  const V h = Fma(df, kf, hn::Set(df, -0x1p-7f), x);
+  // The index k + 512 from a's low bits, clamped as integers, so that |x| > 4, inf and NaN reach an
+  // end's NaN entry on every target (float Min/Max treat NaN differently on different targets).
+  auto idx =
+      hn::Sub(hn::BitCast(di, a), hn::Set(di, std::bit_cast<int32_t>(0x1.8p23f) - gelu::kTabHalf));
+  idx = hn::Min(hn::Max(idx, hn::Zero(di)), hn::Set(di, 2 * gelu::kTabHalf));
+  V a0h, a1, a2, w;
+  GatherPairs(df, tab + gelu::kTabPairA0A1 * gelu::kTabStride, idx, a0h, a1);
+  GatherPairs(df, tab + gelu::kTabPairA2W * gelu::kTabStride, idx, a2, w);
+  const hn::RebindToUnsigned<DF> du;
+  const V a3 = hn::BitCast(df, hn::And(hn::BitCast(du, w), hn::Set(du, 0xFFFF0000u)));
+  const V a0l = hn::BitCast(df, hn::ShiftLeft<16>(hn::BitCast(du, w)));
+  const V c = hn::Mul(h, Fma(df, h, Fma(df, h, a3, a2), a1));
+  ghi = hn::Add(a0h, c);
+  glo = hn::Add(hn::Add(hn::Sub(a0h, ghi), c), a0l);
+}
+
+// g(x) as a float-float for |x - x0| < kRootFormula: d = x - x0 as s + dlo (x - kX0Hi exact by
+// Sterbenz, then Fast2Sum with kX0Mid), q as Fast2Sum(c1hi, s P(s)) + c1lo, and the product's
+// leading part exact (an FMA): relative error below 0.13 * 2^-24 (docs/performance-gelu-selu.md).
+template <class DF>
+HWY_INLINE void GeluGRootF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF> &glo) {
+  using V = hn::Vec<DF>;
+  constexpr float c1h = static_cast<float>(gelu::kRootTaylor[0]);
+  constexpr float c1l = static_cast<float>(gelu::kRootTaylor[0] - static_cast<double>(c1h));
+  const V dh = hn::Sub(x, hn::Set(df, gelu::kX0Hi));
+  const V s = hn::Sub(dh, hn::Set(df, gelu::kX0Mid));
+  const V dlo =
+      hn::Sub(hn::Sub(hn::Sub(dh, s), hn::Set(df, gelu::kX0Mid)), hn::Set(df, gelu::kX0Lo));
+  V p = hn::Set(df, static_cast<float>(gelu::kRootTaylor[6]));
+  for (int k = 5; k >= 1; --k)
+    p = Fma(df, p, s, hn::Set(df, static_cast<float>(gelu::kRootTaylor[k])));
+  const V t = hn::Mul(s, p);
+  const V qh = hn::Add(hn::Set(df, c1h), t);
+  const V ql = hn::Add(hn::Add(hn::Sub(hn::Set(df, c1h), qh), t), hn::Set(df, c1l));
+  ghi = hn::Mul(s, qh);
+  glo = Fma(df, dlo, qh, Fma(df, s, ql, Fma(df, s, qh, hn::Neg(ghi))));
+}
+
+// The root window's lanes (a NaN entry and |x - x0| < kRootFormula, decided per lane) from
+// GeluGRootF32; only vectors holding a NaN entry pay for it.
+template <class DF>
+HWY_INLINE void GeluGRootLanesF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF> &glo) {
+  const auto nan = hn::IsNaN(ghi);
+  if (HWY_LIKELY(hn::AllFalse(df, nan))) return;
+  const auto root = hn::And(
+      nan, hn::Lt(hn::Abs(hn::Sub(x, hn::Set(df, gelu::kX0Hi))), hn::Set(df, gelu::kRootFormula)));
+  hn::Vec<DF> rhi, rlo;
+  GeluGRootF32(df, x, rhi, rlo);
+  ghi = hn::IfThenElse(root, rhi, ghi);
+  glo = hn::IfThenElse(root, rlo, glo);
+}
+
+// dy * g(x) for FLOAT in float vectors: dy * ghi + dy * glo rounded once (one FMA); lanes whose
+// result is NaN (a NaN entry, dy NaN, or dy = +-inf where the two products disagree) from the
+// double path, which is correct for every special value.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradTableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, const float *tab) {
+  hn::Vec<DF> ghi, glo;
+  GeluGTableF32(df, x, tab, ghi, glo);
+  GeluGRootLanesF32(df, x, ghi, glo);
+  const auto res = Fma(df, dy, ghi, hn::Mul(dy, glo));
+  return GeluGradLanesF64(df, dy, x, res, hn::IsNaN(res));
 }
 
 // dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
@@ -231,12 +364,34 @@ void GeluFillTable(const double *x, float *g, size_t n) {
                hn::Rebind<float, decltype(dd)>(), g + i);
 }
 
-// out = dy * g(x), rounded once to the output kind (FLOAT: from double); `narrow`: the
+// ghi[i] + glo[i] = g(x[i]) as FLOAT's path evaluates it before the product with dy (the table;
+// where it holds NaN, the double path's g split into two floats), n a multiple of 16. For the
+// exhaustive test of the float-float's relative error.
+void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<double> d1;  // one lane used (a test hook, not a hot path)
+  for (size_t i = 0; i < n; i += hn::Lanes(df)) {
+    hn::Vec<decltype(df)> hi, lo;
+    GeluGTableF32(df, hn::LoadU(df, x + i), tab, hi, lo);
+    GeluGRootLanesF32(df, hn::LoadU(df, x + i), hi, lo);
+    hn::StoreU(hi, df, ghi + i);
+    hn::StoreU(lo, df, glo + i);
+    for (size_t j = i; j < i + hn::Lanes(df); ++j) {
+      if (!std::isnan(ghi[j])) continue;
+      const double g = hn::GetLane(GeluG(d1, hn::Set(d1, static_cast<double>(x[j]))));
+      ghi[j] = static_cast<float>(g);
+      glo[j] = static_cast<float>(g - static_cast<double>(ghi[j]));
+    }
+  }
+}
+
+// out = dy * g(x), rounded once to the output kind; `narrow`: the
 // computation dtype is 16-bit and the product is taken in float, g from `bf16_table` for BFLOAT16
 // (else null) and from the float polynomials for FLOAT16; `stream`: non-temporal stores
 // (simd::stream_output).
-void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *bf16_table, const void *dy,
+void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
                    const void *x, void *out, size_t n, int stream) {
+  const float *bf16_table = narrow ? table : nullptr;
   if (narrow && bf16_table != nullptr)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [bf16_table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
@@ -246,6 +401,11 @@ void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *bf16_tabl
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx)
                                          ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
+  else if (table != nullptr)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
+                                     [table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradTableF32(df, vdy, vx, table);
+                                     });
   else
     simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, stream,
                                   [](auto dd, auto vdy, auto vx)

@@ -344,8 +344,8 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
       return r;
     else if constexpr (kOut == 2)
       return sh::F16FromF32(df, r);
-    else
-      return sh::BF16FromF32(df, r);
+    else  // kChecked: non-finite lanes are replaced below, so NaN's rounding needs no care
+      return kChecked ? sh::BF16FromF32NotNaN(df, r) : sh::BF16FromF32(df, r);
   }();
   if constexpr (!kChecked) {
     sh::StoreOrStream(out, dout, static_cast<T *>(gi) + j, stream);

@@ -20,6 +20,7 @@
 #include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
 #include "tests/support/scoped_env.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace {
 
@@ -476,7 +477,7 @@ TEST(GeluBackward, EmptyWritesNothing_GELU_EMPTY_1) {
 }
 
 // GELU-VALUE-1 known values; GELU-SPECIAL-1 limits and IEEE products; GELU-SPECIAL-2 sign.
-TEST(GeluBackward, KnownAndSpecialValues_GELU_VALUE_1_SPECIAL_1_2) {
+void check_known_and_special_values() {
   const float inf = INFINITY, nan = NAN;
   const std::vector<float> dy = {1, 1, -3, 1, 1, 1, inf, -inf, inf, nan, 1, 1, inf, 0, 2};
   const std::vector<float> x = {0,   -0.0f, 0,   inf,  -inf,  nan,  -inf, -inf,
@@ -517,6 +518,10 @@ TEST(GeluBackward, KnownAndSpecialValues_GELU_VALUE_1_SPECIAL_1_2) {
     EXPECT_EQ(std::signbit(outr[i]), mpfr_sgn(g.v) < 0) << xr[i];
     EXPECT_LE(ulp_error(g.v, outr[i], Fmt::kF32), 2.0) << xr[i];
   }
+}
+
+TEST(GeluBackward, KnownAndSpecialValues_GELU_VALUE_1_SPECIAL_1_2) {
+  check_known_and_special_values();
 }
 
 // Inputs of other dtypes are converted to the promoted type (one rounding) before computing.
@@ -715,6 +720,51 @@ TEST(GeluBackwardAccuracy, Fp32Random_GELU_VALUE_1) {
   std::printf("[ accuracy ] fp32 random: %s\n", st.str().c_str());
 }
 
+// FLOAT in float vectors (ACLNN_CPU_GELU_FLOAT=1: the table of Taylor polynomials and a float-float
+// g, impl/kernels/gelu_backward-inl.hpp): special values, random pairs, the root window against
+// MPFR; the same bytes for 1 and 2 threads and on every target.
+TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL_1_2_VAL_DET_1) {
+  ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
+  check_known_and_special_values();
+  UlpStats st = random_f32(11, 12000);
+  EXPECT_LE(st.max, 2.0) << st.str();
+  std::printf("[ accuracy ] fp32 float path, random: %s\n", st.str().c_str());
+  const float r = static_cast<float>(kGeluRootHi);
+  std::vector<float> x, dy;
+  for (int k = -(1 << 15); k < (1 << 15); ++k) {
+    x.push_back(next_f32(r, k * 64));  // +-2^21 floats: the window and the intervals beyond it
+    dy.push_back(k % 3 == 0 ? 1.0f : static_cast<float>(k) * 0x1.3p-9f);
+  }
+  st = check_f32(dy, x);
+  EXPECT_LE(st.max, 2.0) << st.str();
+  std::printf("[ accuracy ] fp32 float path, around the root: %s\n", st.str().c_str());
+  // Bytes: 1 and 2 threads, every target (lanes near the root, beyond 4 and special included).
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd(0.0f, 3.0f);
+  const int64_t n = 200003;
+  std::vector<float> a(n), b(n), ref(n), got(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = i % 97 == 0 ? INFINITY : nd(rng);
+    b[i] = i % 89 == 0 ? static_cast<float>(kGeluRootHi) + nd(rng) * 0x1p-6f : nd(rng);
+  }
+  Tensor ta({n}, ACL_FLOAT, a.data(), n), tb({n}, ACL_FLOAT, b.data(), n),
+      tr({n}, ACL_FLOAT, ref.data(), n), tg({n}, ACL_FLOAT, got.data(), n);
+  {
+    ScopedEnv t1("ACLNN_CPU_NUM_THREADS", "1");
+    ASSERT_EQ(run(ta, tb, tr), ACLNN_SUCCESS);
+  }
+  for (int64_t target : aclnn_test::simd_targets()) {
+    for (const char *threads : {"1", "2"}) {
+      aclnn_test::ScopedSimdTarget forced(target);
+      ScopedEnv tn("ACLNN_CPU_NUM_THREADS", threads);
+      std::fill(got.begin(), got.end(), 0.0f);
+      ASSERT_EQ(run(ta, tb, tg), ACLNN_SUCCESS);
+      EXPECT_EQ(std::memcmp(ref.data(), got.data(), n * sizeof(float)), 0)
+          << aclnn_cpu::simd::target_name(target) << " threads " << threads;
+    }
+  }
+}
+
 TEST(GeluBackwardSlow, Fp32RandomLarge_GELU_VALUE_1) {
   const UlpStats st = random_f32(12345, 150000);  // ~30 s: MPFR dominates
   EXPECT_LE(st.max, 2.0) << st.str();
@@ -782,6 +832,102 @@ TEST(GeluBackwardSlow, Fp32EveryXAgainstDoubleReference_GELU_VALUE_1) {
   }
   EXPECT_LE(st.max, 2.0) << st.str();
   std::printf("[ accuracy ] fp32 every x, dy=1, vs double reference: %s\n", st.str().c_str());
+}
+
+}  // namespace
+
+namespace aclnn_cpu {
+// impl/gelu_backward.cpp: FLOAT's g as the float path's float-float ghi + glo (n a multiple of 16).
+void gelu_f32_g_pair(const float *x, float *ghi, float *glo, size_t n);
+}  // namespace aclnn_cpu
+
+namespace {
+
+// The float path (ACLNN_CPU_GELU_FLOAT=1) on every one of the 2^32 float x. Two measurements per x,
+// both against the double reference gelu_g (relative error below 2^-45: each distance below is
+// exact to about 2^-20 of its unit), with MPFR (160 bits) where that cannot decide:
+// - the result for dy = 1 through the ABI, in ulps (bound asserted: the spec's 2);
+// - E(x) = |ghi + glo - g| / |g|, the relative error of the float-float g that the kernel
+// multiplies
+//   by dy (impl's gelu_f32_g_pair; the same code). For any float dy the result is then within
+//   1/2 + 2^24 (E + 2^-48) ulps, or 1 + 2^24 (E + 2^-48) where the rounding crosses a power of 2
+//   (docs/performance-gelu-selu.md): E < 2^-24 (asserted) gives 2 ulps for every (x, dy).
+// Then a sampled sweep of dy: every 4096th x with five dy against MPFR. The figures are printed.
+TEST(GeluBackwardSlow, Fp32FloatPathEveryX_GELU_VALUE_1) {
+  ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
+  const int64_t chunk = int64_t{1} << 22;
+  std::vector<float> x(chunk), out(chunk), hi(chunk), lo(chunk);
+  float one = 1.0f;
+  UlpStats st;         // ulps of the dy = 1 result
+  double max_rel = 0;  // E in units of 2^-24
+  float max_rel_x = 0;
+  int64_t mpfr_calls = 0;
+  Mp m;
+  for (int64_t base = 0; base < (int64_t{1} << 32); base += chunk) {
+    for (int64_t i = 0; i < chunk; ++i)
+      x[i] = std::bit_cast<float>(static_cast<uint32_t>(base + i));
+    Tensor tx({chunk}, ACL_FLOAT, x.data(), chunk), tdy({1}, ACL_FLOAT, &one, 1),
+        tout({chunk}, ACL_FLOAT, out.data(), chunk);
+    ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+    aclnn_cpu::gelu_f32_g_pair(x.data(), hi.data(), lo.data(), static_cast<size_t>(chunk));
+    for (int64_t i = 0; i < chunk; ++i) {
+      const float xv = x[i];
+      if (std::isnan(xv)) {
+        st.add(std::isnan(out[i]) ? 0 : INFINITY, xv, 1.0, out[i]);
+        continue;
+      }
+      const double e = gelu_g(xv);
+      double err;
+      if (std::isinf(e) || std::isinf(out[i])) {
+        err = e == out[i] ? 0 : INFINITY;
+      } else {
+        const int ex = e == 0 ? -126 : std::max(std::ilogb(e), -126);
+        err = std::fabs(out[i] - e) / std::ldexp(1.0, ex - 23);
+        if (out[i] == 0 && std::signbit(out[i]) != std::signbit(e)) err = INFINITY;
+      }
+      if (err > 1.99 && std::isfinite(err)) {  // too close to the bound for the reference: MPFR
+        mp_gelu_g(m.v, xv);
+        err = ulp_error(m.v, out[i], Fmt::kF32);
+        ++mpfr_calls;
+      }
+      st.add(err, xv, 1.0, out[i]);
+      // E on the float path's own lanes (the table and the root formula: |x| < 4 - 1/256; the
+      // others take the double path, whose g is not a float-float: its bound is the double
+      // path's, docs/kernels.md).
+      if (std::fabs(xv) < 4.0f - 0x1p-8f) {
+        const double rel =
+            std::fabs((static_cast<double>(hi[i]) + static_cast<double>(lo[i])) - e) /
+            std::fabs(e) * 0x1p24;
+        if (rel > max_rel) {
+          max_rel = rel;
+          max_rel_x = xv;
+        }
+      }
+    }
+  }
+  EXPECT_LE(st.max, 2.0) << st.str();
+  EXPECT_LT(max_rel, 1.0) << "at x=" << max_rel_x;
+  std::printf("[ accuracy ] fp32 float path, every x, dy=1: %s (%lld MPFR evaluations)\n",
+              st.str().c_str(), static_cast<long long>(mpfr_calls));
+  std::printf(
+      "[ accuracy ] fp32 float path, every x: relative error of ghi + glo max %.4f * "
+      "2^-24 at x=%a, so any dy: within %.4f ulp (%.4f where a power of 2 is crossed)\n",
+      max_rel, max_rel_x, 0.5 + max_rel + 0x1p-24, 1.0 + max_rel + 0x1p-24);
+  // dy sweep: every 4096th float x (finite), five dy each, against MPFR.
+  std::vector<float> xs, dys;
+  const float dyv[] = {0x1.fffffep-1f, -0x1.8p+3f, 0x1.000002p-100f, 0x1.5555p+100f,
+                       0x1.fffffep127f};
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 4096 + 7) {
+    const float v = std::bit_cast<float>(static_cast<uint32_t>(b));
+    if (!std::isfinite(v)) continue;
+    for (float d : dyv) {
+      xs.push_back(v);
+      dys.push_back(d);
+    }
+  }
+  const UlpStats sd = check_f32(dys, xs);
+  EXPECT_LE(sd.max, 2.0) << sd.str();
+  std::printf("[ accuracy ] fp32 float path, dy sweep: %s\n", sd.str().c_str());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -287,6 +288,24 @@ TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
     const aclnn_test::ScopedEnv off("ACLNN_CPU_STREAM_STORES", "0");
     EXPECT_FALSE(simd::stream_output(llc * 4));
   }
+}
+
+// ACLNN_CPU_TARGET caps dispatch at the named target (CTest runs this suite once more with
+// ACLNN_CPU_TARGET=AVX2, see tests/CMakeLists.txt): the default target is the best runnable one no
+// better than it, and forcing a target and restoring the default keeps the cap.
+TEST(SimdEnvironment, TargetCeilingFromEnvironment) {
+  const auto targets = simd::runnable_targets();
+  ASSERT_FALSE(targets.empty());
+  const char *env = std::getenv("ACLNN_CPU_TARGET");
+  EXPECT_EQ(simd::current_target_name(), simd::target_name(targets.front()));
+  if (env == nullptr) return;
+  for (int64_t t : targets) {
+    // No runnable target is better (a lower bit) than the named one, when that one exists here.
+    if (simd::target_name(t) == env) EXPECT_EQ(t, targets.front());
+  }
+  simd::force_target(targets.back());
+  simd::force_target(0);
+  EXPECT_EQ(simd::current_target_name(), simd::target_name(targets.front()));
 }
 
 }  // namespace
