@@ -53,6 +53,10 @@ rc::Gen<bool> sometimes(int one_in) {
                       [one_in](int v) { return v == one_in - 1 && one_in > 1; });
 }
 
+rc::Gen<int> pick(int n) {
+  return rc::gen::resize(100, rc::gen::inRange(0, std::max(n, 1)));
+}
+
 rc::Gen<int64_t> kernel_size(int64_t lo, int64_t hi, std::vector<int64_t> thresholds) {
   lo = std::max<int64_t>(lo, 0);
   hi = std::max(lo, hi);
@@ -121,7 +125,7 @@ rc::Gen<Shape> shape(ShapeLimits limits) {
     if (rank > 0 && *sometimes(4)) {
       const size_t j = *rc::gen::weightedElement<bool>({{2, true}, {1, false}})
                            ? s.size() - 1
-                           : *rc::gen::inRange<size_t>(0, s.size());
+                           : static_cast<size_t>(*pick(static_cast<int>(s.size())));
       const int64_t room = std::max<int64_t>(1, limits.max_elements / 16);
       auto others = [&] {
         int64_t p = 1;
@@ -188,7 +192,7 @@ rc::Gen<Shape> misshaped(Shape s, int max_rank) {
     if (static_cast<int>(r) < max_rank && *rc::gen::weightedElement<bool>({{3, false}, {1, true}}))
       t.insert(t.begin(), 2);
     else
-      t[*rc::gen::inRange<size_t>(0, r)] += *rc::gen::inRange<int64_t>(1, 3);
+      t[static_cast<size_t>(*pick(static_cast<int>(r)))] += 1 + *pick(2);
     return t;
   });
 }
@@ -647,28 +651,33 @@ rc::Gen<Case> sometimes_at_range_limits(rc::Gen<Case> valid, std::string output,
                                         int one_in) {
   return rc::gen::exec([=] {
     Case c = *valid;
-    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    if (!*sometimes(one_in)) return c;
     const TensorArg *o = c.tensor(output), *a = c.tensor(x), *b = c.tensor(dy);
     if (!o || !a || !b || !o->present || !a->present || !b->present || o->numel() == 0 ||
         a->shape != o->shape || b->shape != o->shape || a->dtype != o->dtype ||
         b->dtype != o->dtype)
       return c;
     const RangeLimitPairs &all = pairs(o->dtype);
-    std::vector<const BitsPairs *> lists;
-    for (const BitsPairs *l : {&all.overflow, &all.min_normal, &all.underflow})
-      if (!l->empty()) lists.push_back(l);
-    if (lists.empty()) return c;
+    // One limit per case: the overflow threshold half of the time (where a result rounded twice
+    // or truncated turns finite or infinite), the two subnormal limits the other half.
+    const int which = *rc::gen::weightedElement<int>({{2, 0}, {1, 1}, {1, 2}});
+    const BitsPairs *lists[3] = {&all.overflow, &all.min_normal, &all.underflow};
+    const BitsPairs &p = !lists[which]->empty()    ? *lists[which]
+                         : !all.overflow.empty()   ? all.overflow
+                         : !all.min_normal.empty() ? all.min_normal
+                                                   : all.underflow;
+    if (p.empty()) return c;
     const int64_t n = o->numel();
     const int k = *rc::gen::inRange(1, 5);
     for (int j = 0; j < k; ++j) {
-      const BitsPairs &p = **rc::gen::elementOf(lists);
-      const int64_t at = *rc::gen::inRange<int64_t>(0, n);
+      const int64_t at = *rc::gen::resize(100, rc::gen::inRange<int64_t>(0, n));
       // Half of the draws from the closest pairs at the front of the list.
-      const size_t pick = *rc::gen::arbitrary<bool>()
-                              ? *rc::gen::inRange<size_t>(0, std::min<size_t>(p.size(), 4))
-                              : *rc::gen::inRange<size_t>(0, p.size());
-      c.tensor(x)->set_bits_at(at, p[pick].first);
-      c.tensor(dy)->set_bits_at(at, p[pick].second);
+      const size_t which_pair =
+          *rc::gen::arbitrary<bool>()
+              ? static_cast<size_t>(*pick(static_cast<int>(std::min<size_t>(p.size(), 4))))
+              : static_cast<size_t>(*pick(static_cast<int>(p.size())));
+      c.tensor(x)->set_bits_at(at, p[which_pair].first);
+      c.tensor(dy)->set_bits_at(at, p[which_pair].second);
     }
     c.refresh_views();
     return c;
@@ -689,7 +698,7 @@ rc::Gen<Case> sometimes_in_place(rc::Gen<Case> valid, std::string output,
                                  std::vector<std::string> inputs, int one_in) {
   return rc::gen::exec([valid, output, inputs, one_in] {
     Case c = *valid;
-    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    if (!*sometimes(one_in)) return c;
     const TensorArg *out = c.tensor(output);
     if (!out || !out->present) return c;
     std::vector<std::string> fit;

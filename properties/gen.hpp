@@ -29,6 +29,9 @@ inline constexpr int64_t kThreadSplit = 65536;
 // True one time in one_in, at every size (rapidcheck's inRange narrows with the size); shrinks to
 // false. The generators' rarer classes are chosen with it, so that a counterexample sheds them.
 rc::Gen<bool> sometimes(int one_in);
+// 0..n-1 uniformly at every size (a choice among n cases: rapidcheck's inRange(0, n) draws only 0
+// at the ci tier's smallest sizes, and n-1 only from size 100 * (n-1) / n); shrinks towards 0.
+rc::Gen<int> pick(int n);
 
 // A size in [lo, hi] of a class a kernel's loops tell apart: k*w + r for a vector width w of
 // kVectorWidths with r in {0, 1, w/2, w-1} or any remainder; an odd size; a prime; or a threshold
@@ -110,12 +113,13 @@ rc::Gen<TensorArg> tensor(Shape shape, DType dtype, rc::Gen<uint64_t> bits,
 rc::Gen<TensorArg> output(Shape shape, DType dtype, LayoutOptions options = {});
 
 // In-place use (ABI-INPUT-1: elementwise ops accept an output that is exactly an input's view):
-// one valid case in one_in becomes in-place when an input has the output's dtype and shape. That
+// one valid case in one_in (at every size; the choice shrinks to "not in place") becomes in-place
+// when an input has the output's dtype and shape. That
 // input is laid out in the output's layout (valid for an output: no overlap) holding its own
 // values, the output takes the same view and storage, and the case records the alias; half of
 // the aliases pass one aclTensor for both, half a second aclTensor over the same memory.
 rc::Gen<Case> sometimes_in_place(rc::Gen<Case> valid, std::string output,
-                                 std::vector<std::string> inputs, int one_in = 8);
+                                 std::vector<std::string> inputs, int one_in = 4);
 // The same, always (when some input qualifies).
 void make_in_place(Case &c, const std::string &output, const std::string &input, bool same_handle);
 
@@ -152,13 +156,14 @@ struct RangeLimitPairs {
 RangeLimitPairs range_limit_pairs(DType dtype,
                                   const std::function<long double(long double)> &factor);
 
-// One valid case in one_in gets up to four such pairs (a limit drawn for each), at random
-// elements where x, dy and the output share one shape and dtype (pairs(dtype) gives them; cache
-// them, they take a moment).
+// One valid case in one_in (at every size; the choice shrinks to "none") gets up to four such
+// pairs of one limit (the overflow threshold half of the time), at random elements where x, dy and
+// the output share one shape and dtype (pairs(dtype) gives them; cache them, they take a moment).
+// Half of the pairs are drawn from the four at the front of the limit's list (the closest).
 rc::Gen<Case> sometimes_at_range_limits(rc::Gen<Case> valid, std::string output, std::string x,
                                         std::string dy,
                                         std::function<const RangeLimitPairs &(DType)> pairs,
-                                        int one_in = 10);
+                                        int one_in = 3);
 
 // Bits of the dtype element nearest to v, and of its neighbours k ulps away (towards +inf for
 // k > 0), saturating at ±inf.

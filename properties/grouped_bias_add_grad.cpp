@@ -100,7 +100,7 @@ rc::Gen<DType> gen_float_dtype(Product p) {
 rc::Gen<Case> gen_valid_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
     const DType t = *gen_float_dtype(p);
-    const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
+    const int64_t type = v2 ? *gen::pick(2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;
     c.product = p;
@@ -185,7 +185,7 @@ rc::Gen<Case> gen_valid_for(bool v2, Product p) {
 rc::Gen<Case> gen_large_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
     const DType t = *gen_float_dtype(p);
-    const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
+    const int64_t type = v2 ? *gen::pick(2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;
     c.product = p;
@@ -252,7 +252,7 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           (*rc::gen::arbitrary<bool>() ? y : out) = TensorArg::null();
           break;
         case 1: {  // GBAG-DTYPE-1
-          const int what = *rc::gen::inRange(0, 3);
+          const int what = *gen::pick(3);
           if (what == 0 && y.present)
             y = *gen::tensor(y.shape, *rc::gen::element(DType::kFloat64, I32, DType::kInt8),
                              gen::value_bits(DType::kInt8));
@@ -266,7 +266,7 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           break;
         }
         case 2: {  // GBAG-RANK-1
-          const int what = *rc::gen::inRange(0, 3);
+          const int what = *gen::pick(3);
           if (what == 0 && y.present) {  // rank 3 with groupIdx, 2 (or 4) without
             gen::Shape s = y.shape;
             if (idx.present || *rc::gen::arbitrary<bool>())
@@ -304,7 +304,7 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
             if (s[0] != s[1] && *rc::gen::arbitrary<bool>())
               std::swap(s[0], s[1]);
             else
-              s[*rc::gen::inRange<size_t>(0, 2)] += *rc::gen::inRange<int64_t>(1, 3);
+              s[static_cast<size_t>(*gen::pick(2))] += 1 + *gen::pick(2);
             out = *gen::output(s, out.dtype);
           }
           break;
@@ -318,9 +318,9 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           if (!idx.present || idx.numel() == 0 || !y.present || y.shape.empty()) break;
           auto v = gbag_index_values(idx);
           const size_t g = v.size();
-          const size_t j = *rc::gen::inRange<size_t>(0, g);
+          const size_t j = static_cast<size_t>(*gen::pick(static_cast<int>(g)));
           DType dt = idx.dtype;
-          switch (*rc::gen::inRange(0, 4)) {
+          switch (*gen::pick(4)) {
             case 0:  // decreasing (type 0), or a sum past dim0 (type 1)
               if (g >= 2 && j + 1 < g)
                 v[j] = v[j + 1] + *rc::gen::inRange<int64_t>(1, 4);

@@ -154,12 +154,12 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
       default:
         break;
     }
-    const int bits = *rc::gen::inRange(0, 8);
+    const int bits = *gen::pick(8);
     s.mask = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
 
     const gen::Shape ns(s.x.begin() + static_cast<std::ptrdiff_t>(lead), s.x.end());
     const int64_t n = shape_numel(ns), m = shape_numel(gen::Shape(s.x.begin(), s.x.end() - s.k));
-    const int form = *rc::gen::inRange(0, 3);
+    const int form = *gen::pick(3);
     const gen::Shape stat = stat_shape(s.x, s.k, form);
 
     TensorArg dy = *gen::layout(s.x, s.xt, kIn), x = *gen::layout(s.x, s.xt, kIn);
@@ -301,9 +301,9 @@ rc::Gen<Case> gen_invalid(Product p) {
         return *rc::gen::element(DType::kFloat64, DType::kInt32, DType::kInt8, DType::kBool,
                                  DType::kInt64, DType::kUInt8);
       };
-      switch (*rc::gen::inRange(0, 10)) {
+      switch (*gen::pick(10)) {
         case 0: {  // LN-NULL-1
-          const int which = *rc::gen::inRange(0, 6);
+          const int which = *gen::pick(6);
           if (which == 4)
             c.attrs[0].second = std::monostate{};
           else if (which == 5)
@@ -321,14 +321,14 @@ rc::Gen<Case> gen_invalid(Product p) {
           break;
         case 2:  // LN-NULL-2: a requested output NULL
           if (mask && mask->size() == 3) {
-            const size_t k = *rc::gen::inRange<size_t>(0, 3);
+            const size_t k = static_cast<size_t>(*gen::pick(3));
             (*mask)[k] = true;
             *c.tensor(std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k]) =
                 TensorArg::null();
           }
           break;
         case 3: {  // LN-DTYPE-1
-          const int what = *rc::gen::inRange(0, 6);
+          const int what = *gen::pick(6);
           if (!x.present) break;
           const gen::Shape xs = x.shape;
           const DType xt = x.dtype;
@@ -366,7 +366,7 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 4: {  // LN-DTYPE-2: a requested output of the wrong dtype
           if (!mask || mask->size() != 3) break;
-          const size_t k = *rc::gen::inRange<size_t>(0, 3);
+          const size_t k = static_cast<size_t>(*gen::pick(3));
           const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
           TensorArg *t = c.tensor(name);
           if (!t->present || !(*mask)[k]) break;
@@ -378,7 +378,7 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 5: {  // LN-SHAPE-1
           if (!ns || !x.present) break;
-          const int what = *rc::gen::inRange(0, 4);
+          const int what = *gen::pick(4);
           if (what == 0) {
             ns->clear();
           } else if (what == 1) {  // longer than input's rank
@@ -422,7 +422,7 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 8: {  // LN-SHAPE-4: a requested output of the wrong shape
           if (!mask || mask->size() != 3) break;
-          const size_t k = *rc::gen::inRange<size_t>(0, 3);
+          const size_t k = static_cast<size_t>(*gen::pick(3));
           const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
           TensorArg *t = c.tensor(name);
           if (!t->present || !(*mask)[k] || t->shape.empty()) break;
@@ -440,7 +440,7 @@ rc::Gen<Case> gen_invalid(Product p) {
             remake("mean", s, m->dtype);
             remake("rstd", s, r->dtype);
           } else if (mask && mask->size() == 3) {
-            const size_t k = *rc::gen::inRange<size_t>(0, 3);
+            const size_t k = static_cast<size_t>(*gen::pick(3));
             const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
             (*mask)[k] = false;
             const DType t = k == 0 && x.present ? x.dtype : F32;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -392,6 +393,63 @@ TEST(GenOps, LogitGradEpsIsNudgedOffValuesOfEveryFloatDtype) {
     EXPECT_GE(hits[k], 5) << k;
 }
 
+// VAL-OVERFLOW-1 at the range's limits: each elementwise op's valid cases have elements whose
+// exact result dy * factor(x) lies within half an output ulp of the overflow threshold T, in each
+// float dtype (and, where such inputs exist, within half a float ulp of it, where rounding twice
+// errs).
+TEST(GenOps, ElementwiseOpsReachTheOverflowThresholdInEveryFloatDtype) {
+  const long double lambda = 1.0507009873554804934193349852946L,
+                    lambda_alpha = 1.7580993408473768599402175208123L;
+  struct Op {
+    const OpDescriptor *op;
+    const char *x, *dy;
+    std::function<long double(long double)> factor;
+  };
+  const Op ops[] = {
+      {&gelu_backward_op(), "self", "gradOutput",
+       [](long double x) {
+         return 0.5L + 0.5L * std::erf(x / std::sqrt(2.0L)) +
+                x / std::sqrt(2.0L * 3.14159265358979323846L) * std::exp(-x * x / 2);
+       }},
+      {&selu_backward_op(), "result", "gradOutput",
+       [&](long double y) { return y >= 0 ? lambda : y + lambda_alpha; }},
+      {&logit_grad_op(), "x", "dy", [](long double x) { return 1 / (x * (1 - x)); }},
+  };
+  for (const Op &o : ops) {
+    std::map<DType, int> near, closest;
+    for (const Case &c : cases_of(o.op->gen_valid, 3000)) {
+      const TensorArg &x = *c.tensor(o.x), &dy = *c.tensor(o.dy);
+      if (!x.present || !dy.present || x.shape != dy.shape || x.dtype != dy.dtype ||
+          !aclnn_ref::is_floating(x.dtype))
+        continue;
+      const auto fmt = aclnn_ref::float_format(x.dtype);
+      const int m = fmt.precision - 1;
+      const long double t = std::ldexp(2.0L - std::ldexp(1.0L, -(m + 1)), fmt.emax);
+      bool n = false, cl = false;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const long double v =
+            std::fabs(value(dy.bits_at(i), dy.dtype) * o.factor(value(x.bits_at(i), x.dtype)));
+        if (!std::isfinite(v)) continue;
+        n |= std::fabs(v - t) <= std::ldexp(1.0L, fmt.emax - m - 1);
+        cl |= std::fabs(v - t) <= std::ldexp(t, -25);
+      }
+      near[x.dtype] += n;
+      closest[x.dtype] += cl;
+    }
+    for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32})
+      EXPECT_GE(near[t], 10) << o.op->name << " " << aclnn_ref::dtype_name(t);
+    // (Only SELU has fp16 pairs within half a float ulp of T: dy = 38400, y = -0.0518... and
+    // dy = 38944, y = -0.0757...; for GELU and LogitGrad every exact result near T is further.)
+    if (o.op == &selu_backward_op()) {
+      EXPECT_GE(closest[DType::kFloat16], 3);
+      EXPECT_GE(closest[DType::kBFloat16], 3);
+    }
+    std::printf("%s: near T fp16 %d bf16 %d fp32 %d; within half a float ulp fp16 %d bf16 %d\n",
+                o.op->name.c_str(), near[DType::kFloat16], near[DType::kBFloat16],
+                near[DType::kFloat32], closest[DType::kFloat16], closest[DType::kBFloat16]);
+  }
+}
+
 TEST(GenOps, LayerNormRowsHaveKernelSizesEitherSideOfThresholds) {
   std::set<int64_t> n_rem8, ns;
   int two_dims = 0, unit_lead = 0;
@@ -524,6 +582,31 @@ TEST(GenOps, InvalidShapesKeepTheElementCountOften) {
     }
     EXPECT_GE(same_count, 30) << op->name;
     EXPECT_GE(other_count, 30) << op->name;
+  }
+}
+
+// Choices among cases do not narrow with rapidcheck's size: at the ci tier's smallest size (7)
+// as at its largest (70), LayerNorm's outputMask takes all eight values, GroupedBiasAddGradV2
+// both groupIdxTypes, and in-place calls stay a fraction of the elementwise cases.
+TEST(GenOps, ChoicesAreTheSameAtEverySize) {
+  for (int size : {7, 70}) {
+    std::set<std::vector<bool>> masks;
+    std::set<int64_t> types;
+    int in_place = 0, total = 0;
+    for (int k = 0; k < 400; ++k) {
+      const auto r = rc::Random(static_cast<uint64_t>(k) + 1);
+      const Case ln = layer_norm_backward_op().gen_valid(Product::kAtlasA2)(r, size).value();
+      masks.insert(std::get<std::vector<bool>>(*ln.attr("outputMask")));
+      const Case v2 = grouped_bias_add_grad_v2_op().gen_valid(Product::kAtlasA2)(r, size).value();
+      types.insert(std::get<int64_t>(*v2.attr("groupIdxType")));
+      const Case s = selu_backward_op().gen_valid(Product::kAtlasA2)(r, size).value();
+      in_place += !s.aliases.empty();
+      ++total;
+    }
+    EXPECT_EQ(masks.size(), 8u) << "size " << size;
+    EXPECT_EQ(types.size(), 2u) << "size " << size;
+    EXPECT_GE(in_place, total / 10) << "size " << size;
+    EXPECT_LE(in_place, total / 2) << "size " << size;
   }
 }
 
