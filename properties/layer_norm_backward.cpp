@@ -125,13 +125,21 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
       // Rows and columns of the sizes a row kernel tells apart: the reduced dimension N of a
       // kernel_size() class (remainders modulo 8..64, odd, prime, either side of the library's
       // float-path thresholds N >= 32 FLOAT and N > 256 fp16/bf16), in one normalized dim or two
-      // ([a, N / a]); M rows of a kernel_size() class (blocks of 8 rows), in one leading dim or
-      // two with a 1.
+      // ([a, N]); M rows of a kernel_size() class (blocks of 8 rows, 8 * 128), in one leading dim
+      // or two with a 1.
       const int64_t budget = *rc::gen::weightedElement<int64_t>({{2, 1024}, {1, 2048}});
       const bool two = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
       const int64_t a = two ? *rc::gen::inRange<int64_t>(2, 5) : 1;
-      const int64_t n = *gen::kernel_size(1, budget / a, {32, 256});
-      const int64_t m = *gen::kernel_size(1, std::max<int64_t>(1, budget / (a * n)));
+      // Either reduced dimension first: N (gradInput's row sums) or M (gradWeight's and
+      // gradBias's column sums; the built-in's row blocks grow past 8 * 128 rows).
+      int64_t n = 0, m = 0;
+      if (*gen::sometimes(2)) {
+        m = *gen::kernel_size(1, budget / a, {1024});
+        n = *gen::kernel_size(1, std::max<int64_t>(1, budget / (a * m)), {32, 256});
+      } else {
+        n = *gen::kernel_size(1, budget / a, {32, 256});
+        m = *gen::kernel_size(1, std::max<int64_t>(1, budget / (a * n)), {1024});
+      }
       gen::Shape lead = *rc::gen::element(gen::Shape{m}, gen::Shape{1, m}, gen::Shape{m, 1});
       gen::Shape ns = two ? gen::Shape{a, n} : gen::Shape{n};
       s.x = lead;

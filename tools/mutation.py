@@ -34,8 +34,9 @@ GROUPS = [("GeluBackward", ["GeluBackward"]), ("SeluBackward", ["SeluBackward"])
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--cli", required=True, help="the aclnn-conform executable")
-    p.add_argument("--mutants-dir", required=True, help="folder of libaclnn_mutant_<name>.so")
+    p.add_argument("--cli", help="the aclnn-conform executable (required unless --compare)")
+    p.add_argument("--mutants-dir", help="folder of libaclnn_mutant_<name>.so (required unless "
+                                         "--compare)")
     p.add_argument("--real", help="libaclnn_cpu.so (checked to exist; the mutants load it)")
     p.add_argument("--catalog", default=os.path.join(ROOT, "mutants", "catalog.json"))
     p.add_argument("--budget", default=None,
@@ -63,12 +64,24 @@ def parse_args():
                         "not measured now (same settings assumed), so the table covers both")
     p.add_argument("--note", default="",
                    help="a sentence on the conditions (machine, other load) for the table's header")
-    p.add_argument("--out", required=True, help="folder for the campaign reports and summary")
+    p.add_argument("--out", help="folder for the campaign reports and summary (required unless "
+                                 "--compare)")
+    p.add_argument("--compare", nargs="+", metavar="SUMMARY",
+                   help="measure nothing: print the time to kill of two measurements side by side "
+                        "(BEFORE[,BEFORE2...] AFTER: summary.json files; several before-files are "
+                        "merged, the later winning), per op and worker count, then per mutant")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "mutation.md"))
     p.add_argument("--no-docs", action="store_true", help="do not rewrite docs/mutation.md")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 if a mutant survives or the pass-through is flagged")
     a = p.parse_args()
+    if a.compare:
+        if len(a.compare) != 2:
+            p.error("--compare takes BEFORE AFTER")
+        return a
+    for need in ("cli", "mutants_dir", "out"):
+        if not getattr(a, need):
+            p.error(f"--{need.replace('_', '-')} is required")
     if not a.budget and not a.cases:
         a.budget = "60s"
     try:
@@ -111,17 +124,29 @@ def loadavg():
         return None
 
 
+def worker_env(a):
+    """The environment of a campaign: its workers are the aclnn-conform-worker beside --cli when
+    there is one (aclnn-conform looks in the build tree it was built in first, so a copied CLI
+    would otherwise run the build tree's current workers), unless ACLNN_CONFORM_WORKER says."""
+    env = dict(os.environ)
+    beside = os.path.join(os.path.dirname(os.path.abspath(a.cli)), "aclnn-conform-worker")
+    if not env.get("ACLNN_CONFORM_WORKER") and os.access(beside, os.X_OK):
+        env["ACLNN_CONFORM_WORKER"] = beside
+    return env
+
+
 def campaign(a, cmd, out, expected, stop):
     """Runs one campaign; with stop, ends it once a right counterexample is stored (or grace
     seconds after any). Returns (exit status or None on a timeout, stopped early)."""
     limit = budget_seconds(a.budget) + 300 if a.budget else None
     if not stop:
         try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=limit).returncode, \
-                False
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=limit,
+                                  env=worker_env(a)).returncode, False
         except subprocess.TimeoutExpired:
             return None, False
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=worker_env(a))
     started, first_any, stopped = time.monotonic(), None, False
     while proc.poll() is None:
         time.sleep(0.2)
@@ -334,11 +359,14 @@ def summary_table(a, rows, jobs_list):
                      for x in runs]
             killed = sum(t != float("inf") for t in times)
             med = median_censored(times)
+            cases = median_censored([x["kill_case"] if x.get("kill_seconds") is not None
+                                     else float("inf") for x in runs])
             slowest = max(times)
             who = [r["name"] for r, x in zip(members, runs)
                    if (x["kill_seconds"] if x.get("kill_seconds") is not None else float("inf"))
                    == slowest]
-            cells += [f"{killed}/{len(runs)}", fmt_seconds(med, a),
+            cells += [f"{killed}/{len(runs)}",
+                      fmt_seconds(med, a) + ("" if cases == float("inf") else f" ({cases:g})"),
                       fmt_seconds(slowest, a) + f" (`{who[0]}`)"]
         s.append(f"| {label} | {len(members)} | " + " | ".join(cells) + " |")
     return "\n".join(s) + "\n"
@@ -377,8 +405,8 @@ def table(a, rows, started, finished):
              + (f"; errors: {len(errors)}" if errors else "") + ". Pass-through: "
              + (pt[0]["verdict"] if pt else "not run") + ".**")
     s.append("")
-    s.append("Time to kill (seconds into the campaign, and cases run, until the first "
-             "counterexample of an expected clause; `> budget` when none came), per op and "
+    s.append("Time to kill (seconds into the campaign, and in brackets cases run, until the "
+             "first counterexample of an expected clause; `> budget` when none came), per op and "
              "worker count J:")
     s.append("")
     s.append(SBEGIN)
@@ -419,6 +447,7 @@ def write_outputs(a, rows, started, total, previous=()):
     finished = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump({"budget": a.budget, "cases": a.cases, "seed": a.seed, "jobs": a.jobs_list,
+                   "cli": a.cli, "worker": worker_env(a).get("ACLNN_CONFORM_WORKER", "(the CLI's)"),
                    "case_timeout": a.case_timeout, "stop_at_kill": a.stop_at_kill,
                    "note": a.note, "cpu_count": os.cpu_count(), "started": started,
                    "finished": finished, "complete": len(rows) == total, "mutants": rows},
@@ -446,8 +475,77 @@ def catalog_order(a):
         return [m["name"] for m in json.load(f)["mutants"]]
 
 
+def load_summary(paths):
+    rows, meta = {}, {}
+    for path in paths.split(","):
+        with open(path) as f:
+            m = json.load(f)
+        jobs = m.get("jobs", 2)
+        jobs = jobs[0] if isinstance(jobs, list) else jobs
+        for r in m["mutants"]:
+            rows[r["name"]] = upgrade(r, jobs)
+        meta = m
+    return rows, meta
+
+
+def compare(a):
+    """Markdown: the time to kill of two measurements, per op and worker count, then per mutant."""
+    before, mb = load_summary(a.compare[0])
+    after, ma = load_summary(a.compare[1])
+    a.budget = ma.get("budget") or mb.get("budget")
+    a.cases = ma.get("cases")
+    names = [n for n in after if n in before and n != "passthrough"]
+    jobs = sorted({int(j) for n in names for j in after[n].get("runs", {})
+                   if j in before[n].get("runs", {})})
+
+    def t(run):
+        if not run or run.get("verdict") == "error":
+            return None
+        return run["kill_seconds"] if run.get("kill_seconds") is not None else float("inf")
+
+    def cs(run):
+        if not run or run.get("verdict") == "error":
+            return None
+        return run["kill_case"] if run.get("kill_case") is not None else float("inf")
+
+    out = ["| op | mutants | " + " | ".join(
+        f"median J={j}: before -> after | max J={j}: before -> after" for j in jobs) + " |",
+        "|---|---|" + "---|---|" * len(jobs)]
+    for label, ops in GROUPS + [("**all**", None)]:
+        members = [n for n in names if ops is None or after[n]["op"] in ops]
+        if not members:
+            continue
+        cells = []
+        for j in jobs:
+            tb = [t(before[n]["runs"].get(str(j))) for n in members]
+            ta = [t(after[n]["runs"].get(str(j))) for n in members]
+            tb, ta = [x for x in tb if x is not None], [x for x in ta if x is not None]
+            cb = [x for x in (cs(before[n]["runs"].get(str(j))) for n in members) if x is not None]
+            ca = [x for x in (cs(after[n]["runs"].get(str(j))) for n in members) if x is not None]
+            mcb, mca = median_censored(cb), median_censored(ca)
+            cells.append(f"{fmt_seconds(median_censored(tb), a)}"
+                         + ("" if mcb == float("inf") else f" ({mcb:g})") + " -> "
+                         + f"{fmt_seconds(median_censored(ta), a)}"
+                         + ("" if mca == float("inf") else f" ({mca:g})"))
+            cells.append(f"{fmt_seconds(max(tb), a)} -> {fmt_seconds(max(ta), a)}")
+        out.append(f"| {label} | {len(members)} | " + " | ".join(cells) + " |")
+    out += ["", "| mutant | " + " | ".join(
+        f"J={j}: before | J={j}: after" for j in jobs) + " |", "|---|" + "---|---|" * len(jobs)]
+    for n in names:
+        cells = []
+        for j in jobs:
+            for rows in (before, after):
+                run = rows[n]["runs"].get(str(j))
+                cells.append(kill_text(a, run))
+        out.append(f"| `{n}` | " + " | ".join(cells) + " |")
+    print("\n".join(out))
+    return 0
+
+
 def main():
     a = parse_args()
+    if a.compare:
+        return compare(a)
     previous = []
     a.previous_when = ""
     if a.previous:
