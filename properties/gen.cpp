@@ -18,6 +18,85 @@ int64_t product(const Shape &s) {
 }
 }  // namespace
 
+bool is_prime(int64_t n) {
+  if (n < 2) return false;
+  for (int64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) return false;
+  return true;
+}
+
+namespace {
+// Primes a kernel's loops meet as awkward sizes: the small ones, and those nearest each power of
+// two from 8 to 2^21 (on both sides).
+const std::vector<int64_t> &primes() {
+  static const std::vector<int64_t> list = [] {
+    std::vector<int64_t> v;
+    for (int64_t n = 2; n < 100; ++n)
+      if (is_prime(n)) v.push_back(n);
+    for (int e = 7; e <= 21; ++e) {
+      int64_t below = (int64_t{1} << e) - 1, above = (int64_t{1} << e) + 1;
+      while (!is_prime(below)) --below;
+      while (!is_prime(above)) ++above;
+      v.push_back(below);
+      v.push_back(above);
+    }
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }();
+  return list;
+}
+}  // namespace
+
+rc::Gen<bool> sometimes(int one_in) {
+  return rc::gen::map(rc::gen::resize(100, rc::gen::inRange(0, std::max(one_in, 1))),
+                      [one_in](int v) { return v == one_in - 1 && one_in > 1; });
+}
+
+rc::Gen<int> pick(int n) {
+  return rc::gen::resize(100, rc::gen::inRange(0, std::max(n, 1)));
+}
+
+rc::Gen<int64_t> kernel_size(int64_t lo, int64_t hi, std::vector<int64_t> thresholds) {
+  lo = std::max<int64_t>(lo, 0);
+  hi = std::max(lo, hi);
+  std::vector<int64_t> ts = {8, 16, 32, 64, 128, 256, 512, 1024, kThreadSplit};
+  ts.insert(ts.end(), thresholds.begin(), thresholds.end());
+  std::vector<int64_t> points, prime_sizes;
+  for (int64_t t : ts)
+    for (int64_t d = -1; d <= 1; ++d)
+      if (t + d >= lo && t + d <= hi) points.push_back(t + d);
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  for (int64_t p : primes())
+    if (p >= lo && p <= hi) prime_sizes.push_back(p);
+  const rc::Gen<int64_t> pick = rc::gen::exec([lo, hi, points, prime_sizes] {
+    const int how = *rc::gen::weightedElement<int>({{4, 0}, {1, 1}, {1, 2}, {2, 3}});
+    if (how == 2 && !prime_sizes.empty()) return *rc::gen::elementOf(prime_sizes);
+    if (how == 3 && !points.empty()) return *rc::gen::elementOf(points);
+    if (how == 1 && hi >= 1 && (lo % 2 == 1 || lo + 1 <= hi)) {  // an odd size
+      const int64_t first = lo % 2 == 1 ? lo : lo + 1;
+      return first + 2 * *rc::gen::inRange<int64_t>(0, (hi - first) / 2 + 1);
+    }
+    // k*w + r: a vector width, a remainder (the edges 0, 1, w/2, w-1, or any), whole vectors.
+    const int64_t w = *rc::gen::element<int64_t>(8, 16, 32, 64);
+    // (Any remainder at every size: rapidcheck's inRange would narrow it at small sizes.)
+    int64_t r = *rc::gen::weightedOneOf<int64_t>({
+        {1, rc::gen::element<int64_t>(0, 1, w / 2, w - 1)},
+        {1, rc::gen::resize(100, rc::gen::inRange<int64_t>(0, w))},
+    });
+    if (r > hi) r = hi % w;
+    const int64_t kmin = lo > r ? (lo - r + w - 1) / w : 0, kmax = (hi - r) / w;
+    if (kmin > kmax) return lo;
+    return *rc::gen::inRange<int64_t>(kmin, kmax + 1) * w + r;
+  });
+  // Whatever the class, a counterexample's size shrinks towards lo.
+  return [pick, lo](const rc::Random &random, int size) {
+    return rc::shrinkable::shrinkRecur(pick(random, size).value(),
+                                       [lo](int64_t n) { return rc::shrink::towards(n, lo); });
+  };
+}
+
 rc::Gen<Shape> shape(ShapeLimits limits) {
   return rc::gen::exec([limits] {
     // rapidcheck's inRange scales with the size, so at a tier's sizes the top ranks would never
@@ -40,7 +119,81 @@ rc::Gen<Shape> shape(ShapeLimits limits) {
       auto it = std::max_element(s.begin(), s.end());
       *it = std::max<int64_t>(1, *it / 2);
     }
+    // One shape in four: a dim of a size class kernels tell apart (remainders modulo the vector
+    // widths, odd, prime, thresholds), the innermost two times in three; the other dims are cut
+    // down first so that it has room.
+    if (rank > 0 && *sometimes(4)) {
+      const size_t j = *rc::gen::weightedElement<bool>({{2, true}, {1, false}})
+                           ? s.size() - 1
+                           : static_cast<size_t>(*pick(static_cast<int>(s.size())));
+      const int64_t room = std::max<int64_t>(1, limits.max_elements / 16);
+      auto others = [&] {
+        int64_t p = 1;
+        for (size_t i = 0; i < s.size(); ++i)
+          if (i != j) p *= std::max<int64_t>(s[i], 1);
+        return p;
+      };
+      while (others() > room) {
+        size_t big = j == 0 ? 1 : 0;
+        for (size_t i = 0; i < s.size(); ++i)
+          if (i != j && s[i] > s[big]) big = i;
+        s[big] = std::max<int64_t>(1, s[big] / 2);
+      }
+      s[j] =
+          *kernel_size(1, std::max<int64_t>(1, limits.max_elements / others()), limits.thresholds);
+    }
     return s;
+  });
+}
+
+rc::Gen<Shape> misshaped(Shape s, int max_rank) {
+  return rc::gen::exec([s, max_rank] {
+    const size_t r = s.size();
+    std::vector<Shape> same;  // the same element count, another shape
+    if (r >= 2 && Shape(s.rbegin(), s.rend()) != s) same.emplace_back(s.rbegin(), s.rend());
+    for (size_t i = 0; i + 1 < r; ++i) {
+      if (s[i] != s[i + 1]) {  // two dims swapped
+        Shape t = s;
+        std::swap(t[i], t[i + 1]);
+        same.push_back(t);
+      }
+      Shape m = s;  // two dims merged
+      m[i] *= m[i + 1];
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      same.push_back(m);
+    }
+    for (size_t i = 0; i < r && static_cast<int>(r) < max_rank; ++i)
+      for (int64_t f = 2; f * f <= s[i]; ++f)
+        if (s[i] % f == 0) {  // one dim split in two
+          Shape t = s;
+          t[i] = s[i] / f;
+          t.insert(t.begin() + static_cast<std::ptrdiff_t>(i), f);
+          same.push_back(t);
+          break;
+        }
+    if (static_cast<int>(r) < max_rank && r > 0) {  // a 1 added (a broadcastable shape is wrong
+      Shape t = s;                                  // where shapes must be equal)
+      t.insert(t.begin(), 1);
+      same.push_back(t);
+      t = s;
+      t.push_back(1);
+      same.push_back(t);
+    }
+    for (size_t i = 0; i < r && r >= 2; ++i)
+      if (s[i] == 1) {  // a 1 removed
+        Shape t = s;
+        t.erase(t.begin() + static_cast<std::ptrdiff_t>(i));
+        same.push_back(t);
+        break;
+      }
+    if (!same.empty() && *rc::gen::arbitrary<bool>()) return *rc::gen::elementOf(same);
+    if (r == 0) return Shape{*rc::gen::inRange<int64_t>(2, 4)};
+    Shape t = s;
+    if (static_cast<int>(r) < max_rank && *rc::gen::weightedElement<bool>({{3, false}, {1, true}}))
+      t.insert(t.begin(), 2);
+    else
+      t[static_cast<size_t>(*pick(static_cast<int>(r)))] += 1 + *pick(2);
+    return t;
   });
 }
 
@@ -103,21 +256,54 @@ rc::Gen<TensorArg> layout(Shape shape, DType dtype, LayoutOptions options) {
           *rc::gen::weightedElement<bool>({{6, false}, {1, true}}))
         expanded[d] = true;
     }
-    const int64_t offset =
-        options.allow_offset && *rc::gen::weightedElement<bool>({{3, false}, {1, true}})
-            ? *rc::gen::inRange<int64_t>(1, 9)
-            : 0;
+    // Interleaved dims (one layout in eight that has two dims of size >= 2): dim ia gets stride
+    // p*E and ib q*E with q >= shape[ia] and p = q + 1 coprime with it, so i*p + j*q never
+    // repeats, though for shape[ib] >= 3 neither dim nests inside the other. Storage for the
+    // pair: (shape[ia] - 1) * p + (shape[ib] - 1) * q + 1 elements.
+    int ia = -1, ib = -1;
+    int64_t q = 0;
+    if (options.allow_interleave && r >= 2 && *sometimes(8)) {
+      std::vector<int> wide;
+      for (int d = 0; d < r; ++d)
+        if (shape[d] >= 2 && !expanded[d]) wide.push_back(d);
+      if (wide.size() >= 2) {
+        ia = *rc::gen::elementOf(wide);
+        wide.erase(std::find(wide.begin(), wide.end(), ia));
+        ib = *rc::gen::elementOf(wide);
+        // The smaller dim takes p: the pair spans about 2 * shape[ia] * shape[ib] elements (the
+        // larger one would span its square).
+        if (shape[ia] > shape[ib]) std::swap(ia, ib);
+        q = shape[ia] + *rc::gen::inRange<int64_t>(0, 3);
+      }
+    }
+    // Now and then far into a larger storage (past a 4 KiB page of FLOAT).
+    const bool far = options.allow_offset && *sometimes(16);
+    const int64_t offset = !options.allow_offset ? 0
+                           : far                 ? *rc::gen::inRange<int64_t>(1025, 4100)
+                           : *rc::gen::weightedElement<bool>({{3, false}, {1, true}})
+                               ? *rc::gen::inRange<int64_t>(1, 9)
+                               : 0;
     // Innermost memory dim first: stride = running extent * step.
     int64_t extent = 1;
     for (int k = r - 1; k >= 0; --k) {
       const int d = order[k];
-      if (expanded[d]) {
-        a.strides[d] = 0;
+      if (expanded[d] || d == ib) continue;  // ib is placed with ia
+      if (d == ia) {
+        const int64_t p = q + 1;
+        a.strides[ia] = p * extent;
+        a.strides[ib] = q * extent;
+        extent *= (shape[ia] - 1) * p + (shape[ib] - 1) * q + 1;
         continue;
       }
       a.strides[d] = extent * step[d];
       extent *= std::max<int64_t>(1, shape[d]) * step[d];
     }
+    // A dim of size 1 is never stepped over: any stride is legal there, zero included.
+    if (options.allow_unit_dim_strides)
+      for (int d = 0; d < r; ++d)
+        if (shape[d] == 1 && *sometimes(3))
+          a.strides[d] =
+              *rc::gen::element<int64_t>(0, 1, 2, 3, 4097, extent + 1, (int64_t{1} << 31) + 5);
     a.offset = offset;
     int64_t reach = 0;
     bool empty = false;
@@ -225,19 +411,62 @@ rc::Gen<uint64_t> any_bits(DType dtype) {
 }
 }  // namespace
 
+std::vector<uint64_t> boundary_neighbours(double v, DType dtype) {
+  std::vector<uint64_t> out;
+  if (!aclnn_ref::is_floating(dtype) || !std::isfinite(v)) return out;
+  for (const DType f : {DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
+    if (f == dtype) continue;
+    const uint64_t n0 = bits_of(v, f);
+    std::vector<double> points;
+    double prev = NAN;
+    for (int k = -1; k <= 1; ++k) {
+      const uint64_t nb = step_ulps(n0, f, k);
+      const double nv = aclnn_ref::decode(&nb, f);
+      if (!std::isfinite(nv)) {
+        prev = NAN;
+        continue;
+      }
+      points.push_back(nv);
+      if (std::isfinite(prev)) points.push_back(prev / 2 + nv / 2);  // where rounding to f flips
+      prev = nv;
+    }
+    for (double pv : points) {
+      const uint64_t b = bits_of(pv, dtype);
+      for (int k = -1; k <= 1; ++k) {
+        const uint64_t nb = step_ulps(b, dtype, k);
+        if (std::isfinite(aclnn_ref::decode(&nb, dtype))) out.push_back(nb);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 rc::Gen<uint64_t> value_bits(DType dtype, std::vector<double> hot) {
   std::vector<uint64_t> special_bits;
   for (double v : specials(dtype)) special_bits.push_back(bits_of(v, dtype));
-  std::vector<uint64_t> hot_bits;
+  std::vector<uint64_t> hot_base, hot_bits, narrow_bits;
   for (double v : hot) {
     const uint64_t b = bits_of(v, dtype);
+    hot_base.push_back(b);
     for (int k = -2; k <= 2; ++k) hot_bits.push_back(step_ulps(b, dtype, k));
+    for (uint64_t n : boundary_neighbours(v, dtype)) narrow_bits.push_back(n);
   }
   if (hot_bits.empty()) hot_bits = special_bits;
+  if (hot_base.empty()) hot_base = special_bits;
+  const bool floating = aclnn_ref::is_floating(dtype);
+  // Near a hot value: 3 to 64 ulps either side (where a kernel's error is still largest).
+  auto near = rc::gen::apply(
+      [dtype](uint64_t b, bool up, int k) { return step_ulps(b, dtype, up ? k : -k); },
+      rc::gen::elementOf(hot_base), rc::gen::arbitrary<bool>(), rc::gen::inRange(3, 65));
   return rc::gen::weightedOneOf<uint64_t>({
       {6, ordinary_bits(dtype)},
       {2, rc::gen::elementOf(special_bits)},
       {2, rc::gen::elementOf(hot_bits)},
+      {floating ? 1u : 0u, near},
+      {narrow_bits.empty() ? 0u : 1u,
+       rc::gen::elementOf(narrow_bits.empty() ? hot_bits : narrow_bits)},
       {1, any_bits(dtype)},
   });
 }
@@ -293,6 +522,29 @@ rc::Gen<TensorArg> fill_view_large(TensorArg a, rc::Gen<uint64_t> bits) {
   });
 }
 
+rc::Gen<int64_t> stretch_factor(int64_t n0, int64_t min_elements, int64_t max_elements) {
+  n0 = std::max<int64_t>(n0, 1);
+  const int64_t kmin = std::max<int64_t>(1, (min_elements + n0 - 1) / n0),
+                kmax = std::max<int64_t>(kmin, max_elements / n0);
+  // Multiples of the thread split in range: the count lands at or just above one.
+  std::vector<int64_t> splits;
+  for (int64_t t = kThreadSplit; t <= max_elements + n0; t += kThreadSplit)
+    if (t >= min_elements) splits.push_back(t);
+  return rc::gen::exec([=] {
+    switch (*rc::gen::weightedElement<int>({{2, 0}, {1, 1}, {splits.empty() ? 0u : 2u, 2}})) {
+      case 1:  // of a kernel size class (with an odd count, the output's count follows it)
+        return *kernel_size(kmin, kmax);
+      case 2: {
+        const int64_t t =
+            *rc::gen::arbitrary<bool>() ? splits.front() : *rc::gen::elementOf(splits);
+        return std::max<int64_t>(1, t / n0 + (*rc::gen::arbitrary<bool>() ? 1 : 0));
+      }
+      default:
+        return (*rc::gen::inRange(min_elements, max_elements + 1) + n0 - 1) / n0;
+    }
+  });
+}
+
 rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elements,
                        int64_t max_elements) {
   return rc::gen::exec([valid, output, min_elements, max_elements] {
@@ -301,8 +553,8 @@ rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elem
       return k.aliases.empty() && o && o->present && o->numel() > 0 && o->shape.size() < 8;
     });
     const TensorArg out = *c.tensor(output);
-    const int64_t target = *rc::gen::inRange(min_elements, max_elements + 1);
-    const int64_t k = (target + out.numel() - 1) / out.numel();
+    const int64_t n0 = out.numel();
+    const int64_t k = *stretch_factor(n0, min_elements, max_elements);
     for (auto &[name, t] : c.tensors) {
       if (!t.present || t.shape.size() != out.shape.size()) continue;
       Shape s = t.shape;
@@ -318,65 +570,114 @@ rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elem
   });
 }
 
-BitsPairs overflow_threshold_pairs(DType dtype,
-                                   const std::function<long double(long double)> &factor) {
-  int m = 0, emax = 0;  // fraction bits and largest exponent
+RangeLimitPairs range_limit_pairs(DType dtype,
+                                  const std::function<long double(long double)> &factor) {
+  int m = 0, emax = 0, emin = 0;  // fraction bits, largest and smallest normal exponents
   if (dtype == DType::kFloat16)
-    m = 10, emax = 15;
+    m = 10, emax = 15, emin = -14;
   else if (dtype == DType::kBFloat16)
-    m = 7, emax = 127;
+    m = 7, emax = 127, emin = -126;
+  else if (dtype == DType::kFloat32)
+    m = 23, emax = 127, emin = -126;
   else
     return {};
-  const long double t = std::ldexp(2.0L - std::ldexp(1.0L, -(m + 1)), emax);
-  const long double near = std::ldexp(1.0L, emax - m - 1), very_near = std::ldexp(1.0L, emax - 24);
-  BitsPairs close, closest;
-  for (uint64_t xb = 0; xb < 0x10000; ++xb) {
+  const int width = static_cast<int>(dtype_size(dtype)) * 8;
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  // Within half a float ulp of the limit (fp32: 2^-34 relative), a float result rounded again
+  // or truncated lands on the wrong side.
+  const int very = dtype == DType::kFloat32 ? 34 : 25;
+  struct Limit {
+    long double t, near, very_near;
+    BitsPairs close, closest;
+  };
+  const auto limit = [&](long double t, long double spacing) {
+    return Limit{t, spacing, std::ldexp(1.0L, std::ilogb(t) - very), {}, {}};
+  };
+  Limit limits[3] = {
+      // overflow threshold T: half an ulp of the top binade either side
+      limit(std::ldexp(2.0L - std::ldexp(1.0L, -(m + 1)), emax), std::ldexp(1.0L, emax - m - 1)),
+      // smallest normal: half the (subnormal) spacing either side
+      limit(std::ldexp(1.0L, emin), std::ldexp(1.0L, emin - m - 1)),
+      // half the smallest subnormal: a quarter of the spacing either side
+      limit(std::ldexp(1.0L, emin - m - 1), std::ldexp(1.0L, emin - m - 2)),
+  };
+  const auto try_x = [&](uint64_t xb) {
     const double x = aclnn_ref::decode(&xb, dtype);
-    if (!std::isfinite(x)) continue;
+    if (!std::isfinite(x)) return;
     const long double f = factor(x);
-    if (!std::isfinite(f) || f == 0) continue;
-    const uint64_t d0 = bits_of(static_cast<double>(t / std::fabs(f)), dtype);
-    for (int k = -1; k <= 1; ++k) {
-      const uint64_t db = step_ulps(d0, dtype, k);
-      const double dy = aclnn_ref::decode(&db, dtype);
-      if (!std::isfinite(dy) || dy <= 0) continue;
-      const long double gap = std::fabs(dy * std::fabs(f) - t);
-      if (gap > near) continue;
-      const uint64_t sign = uint64_t{1} << 15;
-      for (uint64_t s : {uint64_t{0}, sign})
-        (gap <= very_near ? closest : close).push_back({xb, db | s});
+    if (!std::isfinite(f) || f == 0) return;
+    for (Limit &l : limits) {
+      const uint64_t d0 = bits_of(static_cast<double>(l.t / std::fabs(f)), dtype);
+      for (int k = -1; k <= 1; ++k) {
+        const uint64_t db = step_ulps(d0, dtype, k);
+        const double dy = aclnn_ref::decode(&db, dtype);
+        if (!std::isfinite(dy) || dy <= 0) continue;
+        const long double gap = std::fabs(dy * std::fabs(f) - l.t);
+        if (gap > l.near) continue;
+        (gap <= l.very_near ? l.closest : l.close).push_back({xb, db});
+      }
+    }
+  };
+  if (width == 16) {
+    for (uint64_t xb = 0; xb < 0x10000; ++xb) try_x(xb);
+  } else {
+    for (uint64_t i = 0; i < 0x10000; ++i) {  // every sign and exponent, scattered fractions
+      uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+      z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+      try_x((i << 16) | ((z >> 40) & 0xffff));
     }
   }
-  // All of the closest, then at most 64 of the others, spread over the list.
-  const size_t step = std::max<size_t>(1, close.size() / 64);
-  for (size_t i = 0; i < close.size(); i += step) closest.push_back(close[i]);
-  return closest;
+  // Per limit: the closest (at most 256, spread over the list), then at most 64 of the others,
+  // each with both signs of dy.
+  const auto assemble = [sign](Limit &l) {
+    BitsPairs out;
+    const auto take = [&](const BitsPairs &from, size_t most) {
+      const size_t step = std::max<size_t>(1, from.size() / most);
+      for (size_t i = 0; i < from.size(); i += step) {
+        out.push_back(from[i]);
+        out.push_back({from[i].first, from[i].second | sign});
+      }
+    };
+    take(l.closest, 256);
+    take(l.close, 64);
+    return out;
+  };
+  return {assemble(limits[0]), assemble(limits[1]), assemble(limits[2])};
 }
 
-rc::Gen<Case> sometimes_at_overflow_threshold(rc::Gen<Case> valid, std::string output,
-                                              std::string x, std::string dy,
-                                              std::function<const BitsPairs &(DType)> pairs,
-                                              int one_in) {
+rc::Gen<Case> sometimes_at_range_limits(rc::Gen<Case> valid, std::string output, std::string x,
+                                        std::string dy,
+                                        std::function<const RangeLimitPairs &(DType)> pairs,
+                                        int one_in) {
   return rc::gen::exec([=] {
     Case c = *valid;
-    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    if (!*sometimes(one_in)) return c;
     const TensorArg *o = c.tensor(output), *a = c.tensor(x), *b = c.tensor(dy);
     if (!o || !a || !b || !o->present || !a->present || !b->present || o->numel() == 0 ||
         a->shape != o->shape || b->shape != o->shape || a->dtype != o->dtype ||
         b->dtype != o->dtype)
       return c;
-    const BitsPairs &p = pairs(o->dtype);
+    const RangeLimitPairs &all = pairs(o->dtype);
+    // One limit per case: the overflow threshold half of the time (where a result rounded twice
+    // or truncated turns finite or infinite), the two subnormal limits the other half.
+    const int which = *rc::gen::weightedElement<int>({{2, 0}, {1, 1}, {1, 2}});
+    const BitsPairs *lists[3] = {&all.overflow, &all.min_normal, &all.underflow};
+    const BitsPairs &p = !lists[which]->empty()    ? *lists[which]
+                         : !all.overflow.empty()   ? all.overflow
+                         : !all.min_normal.empty() ? all.min_normal
+                                                   : all.underflow;
     if (p.empty()) return c;
     const int64_t n = o->numel();
     const int k = *rc::gen::inRange(1, 5);
     for (int j = 0; j < k; ++j) {
-      const int64_t at = *rc::gen::inRange<int64_t>(0, n);
+      const int64_t at = *rc::gen::resize(100, rc::gen::inRange<int64_t>(0, n));
       // Half of the draws from the closest pairs at the front of the list.
-      const size_t pick = *rc::gen::arbitrary<bool>()
-                              ? *rc::gen::inRange<size_t>(0, std::min<size_t>(p.size(), 4))
-                              : *rc::gen::inRange<size_t>(0, p.size());
-      c.tensor(x)->set_bits_at(at, p[pick].first);
-      c.tensor(dy)->set_bits_at(at, p[pick].second);
+      const size_t which_pair =
+          *rc::gen::arbitrary<bool>()
+              ? static_cast<size_t>(*pick(static_cast<int>(std::min<size_t>(p.size(), 4))))
+              : static_cast<size_t>(*pick(static_cast<int>(p.size())));
+      c.tensor(x)->set_bits_at(at, p[which_pair].first);
+      c.tensor(dy)->set_bits_at(at, p[which_pair].second);
     }
     c.refresh_views();
     return c;
@@ -397,7 +698,7 @@ rc::Gen<Case> sometimes_in_place(rc::Gen<Case> valid, std::string output,
                                  std::vector<std::string> inputs, int one_in) {
   return rc::gen::exec([valid, output, inputs, one_in] {
     Case c = *valid;
-    if (*rc::gen::inRange(0, one_in) != 0) return c;
+    if (!*sometimes(one_in)) return c;
     const TensorArg *out = c.tensor(output);
     if (!out || !out->present) return c;
     std::vector<std::string> fit;

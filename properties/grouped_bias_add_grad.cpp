@@ -100,31 +100,52 @@ rc::Gen<DType> gen_float_dtype(Product p) {
 rc::Gen<Case> gen_valid_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
     const DType t = *gen_float_dtype(p);
-    const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
+    const int64_t type = v2 ? *gen::pick(2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;
     c.product = p;
     const bool with_idx = *rc::gen::weightedElement<bool>({{3, true}, {1, false}});
+    // One case in four has sizes of the classes a kernel's loops tell apart: H of a
+    // kernel_size() class (vectors of 8..64 columns), and with groupIdx, group sizes of one
+    // (fp16/bf16 rows are summed in trees of eight: remainders modulo 8..64, odd, prime).
+    const bool kernel_sizes = *gen::sometimes(4);
     if (with_idx) {
       const int64_t g = *rc::gen::weightedOneOf<int64_t>({{10, rc::gen::inRange<int64_t>(1, 65)},
                                                           {1, rc::gen::just<int64_t>(0)},
                                                           {1, rc::gen::just<int64_t>(2048)}});
-      const int64_t h =
-          g == 2048 ? *rc::gen::inRange<int64_t>(0, 3)
-                    : *rc::gen::weightedOneOf<int64_t>({{6, rc::gen::inRange<int64_t>(1, 17)},
-                                                        {2, rc::gen::inRange<int64_t>(17, 65)},
-                                                        {1, rc::gen::just<int64_t>(0)}});
+      int64_t h = g == 2048
+                      ? *rc::gen::inRange<int64_t>(0, 3)
+                      : *rc::gen::weightedOneOf<int64_t>({{6, rc::gen::inRange<int64_t>(1, 17)},
+                                                          {2, rc::gen::inRange<int64_t>(17, 65)},
+                                                          {1, rc::gen::just<int64_t>(0)}});
+      if (kernel_sizes && g > 0 && g < 2048) h = *gen::kernel_size(1, 256);
       const int64_t cap = 4096 / std::max<int64_t>(h, 1);
       int64_t rows =
           g == 0 ? 0
                  : *rc::gen::weightedOneOf<int64_t>({{6, rc::gen::inRange<int64_t>(0, 65)},
                                                      {2, rc::gen::inRange<int64_t>(0, cap + 1)}});
       rows = std::min(rows, cap);
-      // Group ends: G-1 sorted cut points in [0, rows] (duplicates are empty groups), then rows.
-      auto cuts = *rc::gen::container<std::vector<int64_t>>(
-          static_cast<size_t>(std::max<int64_t>(g - 1, 0)), rc::gen::inRange<int64_t>(0, rows + 1));
-      std::sort(cuts.begin(), cuts.end());
-      if (g > 0) cuts.push_back(rows);
+      // Group ends: G-1 sorted cut points in [0, rows] (duplicates are empty groups), then rows;
+      // or group sizes of kernel_size() classes while they fit in the cap.
+      std::vector<int64_t> cuts;
+      if (kernel_sizes && g > 0 && g < 2048) {
+        int64_t end = 0;
+        for (int64_t j = 0; j < g; ++j) {
+          const int64_t room = cap - end;
+          const int64_t n = room > 0 && *rc::gen::weightedElement<bool>({{4, true}, {1, false}})
+                                ? *gen::kernel_size(0, std::min<int64_t>(room, 200))
+                                : 0;
+          end += n;
+          cuts.push_back(end);
+        }
+        rows = cuts.back();
+      } else {
+        cuts = *rc::gen::container<std::vector<int64_t>>(
+            static_cast<size_t>(std::max<int64_t>(g - 1, 0)),
+            rc::gen::inRange<int64_t>(0, rows + 1));
+        std::sort(cuts.begin(), cuts.end());
+        if (g > 0) cuts.push_back(rows);
+      }
       std::vector<int64_t> values = cuts;
       if (type == 1)
         for (size_t i = values.size(); i-- > 1;) values[i] -= values[i - 1];
@@ -139,8 +160,13 @@ rc::Gen<Case> gen_valid_for(bool v2, Product p) {
           {{8, rc::gen::inRange<int64_t>(1, 65)}, {1, rc::gen::just<int64_t>(0)}});
       int64_t h = *rc::gen::weightedOneOf<int64_t>(
           {{8, rc::gen::inRange<int64_t>(1, 33)}, {1, rc::gen::just<int64_t>(0)}});
-      while (g * ch * h > 4096) h = std::max<int64_t>(1, h / 2);
-      c.tensors.emplace_back("gradY", *gen::layout({g, ch, h}, t, kIn));
+      int64_t chs = ch;
+      if (kernel_sizes) {  // C (the rows summed) and H of kernel_size() classes
+        chs = *gen::kernel_size(1, std::max<int64_t>(1, 4096 / std::max<int64_t>(g, 1)));
+        h = *gen::kernel_size(1, std::max<int64_t>(1, 4096 / (std::max<int64_t>(g, 1) * chs)));
+      }
+      while (g * chs * h > 4096) h = std::max<int64_t>(1, h / 2);
+      c.tensors.emplace_back("gradY", *gen::layout({g, chs, h}, t, kIn));
       fill_grad(c.tensors.back().second, h);
       c.tensors.emplace_back("groupIdxOptional", TensorArg::null());
       c.tensors.emplace_back("out", *gen::output({g, h}, t));
@@ -150,27 +176,47 @@ rc::Gen<Case> gen_valid_for(bool v2, Product p) {
   });
 }
 
-// Large valid calls: 2^16..2^20 gradY elements in one to four groups (with groupIdx) or one to
-// three (3-D gradY), for the threaded paths and for the partial sums a kernel may keep in a
-// workspace when a group has many rows.
+// Large valid calls: about 2^16..2^20 gradY elements in one to four groups (with groupIdx) or one
+// to three (3-D gradY), for the threaded paths and for the partial sums a kernel may keep in a
+// workspace when a group has many rows. H of the usual widths or a kernel_size() class; the total
+// anywhere, or either side of the thread split (kThreadSplit elements); with groupIdx, group ends
+// at random rows, or groups of whole blocks of the built-in library's block rows
+// (max(64, 2^18 / min(H, 2048))) give or take a row.
 rc::Gen<Case> gen_large_for(bool v2, Product p) {
   return rc::gen::exec([v2, p] {
     const DType t = *gen_float_dtype(p);
-    const int64_t type = v2 ? *rc::gen::inRange<int64_t>(0, 2) : 0;
+    const int64_t type = v2 ? *gen::pick(2) : 0;
     Case c;
     c.op = v2 ? kV2 : kV1;
     c.product = p;
-    const int64_t h = *rc::gen::element<int64_t>(1, 3, 16, 100, 512, 513, 1000, 2048);
-    const int64_t total = *rc::gen::inRange<int64_t>(int64_t{1} << 16, (int64_t{1} << 20) + 1);
+    const int64_t h = *rc::gen::weightedOneOf<int64_t>(
+        {{3, rc::gen::element<int64_t>(1, 3, 16, 100, 512, 513, 1000, 2048)},
+         {1, gen::kernel_size(1, 2048, {512})}});
+    const int64_t total = *rc::gen::weightedElement<bool>({{3, true}, {1, false}})
+                              ? *rc::gen::inRange<int64_t>(int64_t{1} << 16, (int64_t{1} << 20) + 1)
+                              : (gen::kThreadSplit / h + (*rc::gen::arbitrary<bool>() ? 1 : 0)) * h;
     const auto bits =
         *rc::gen::weightedElement<int>({{3, 0}, {1, 1}}) == 0 ? ordinary(t) : gen::value_bits(t);
     if (*rc::gen::weightedElement<bool>({{3, true}, {1, false}})) {
       const int64_t g = *rc::gen::inRange<int64_t>(1, 5);
-      const int64_t rows = std::max<int64_t>(total / h, 1);
-      auto cuts = *rc::gen::container<std::vector<int64_t>>(static_cast<size_t>(g - 1),
-                                                            rc::gen::inRange<int64_t>(0, rows + 1));
-      std::sort(cuts.begin(), cuts.end());
-      cuts.push_back(rows);
+      int64_t rows = std::max<int64_t>(total / h, 1);
+      std::vector<int64_t> cuts;
+      if (*rc::gen::weightedElement<bool>({{2, true}, {1, false}})) {
+        cuts = *rc::gen::container<std::vector<int64_t>>(static_cast<size_t>(g - 1),
+                                                         rc::gen::inRange<int64_t>(0, rows + 1));
+        std::sort(cuts.begin(), cuts.end());
+        cuts.push_back(rows);
+      } else {
+        const int64_t block =
+            std::max<int64_t>(64, (int64_t{1} << 18) / std::min<int64_t>(h, 2048));
+        int64_t end = 0;
+        for (int64_t j = 0; j < g; ++j) {
+          end += std::max<int64_t>(
+              0, *rc::gen::inRange<int64_t>(0, 3) * block + *rc::gen::element<int64_t>(-1, 0, 1));
+          cuts.push_back(end);
+        }
+        rows = end;
+      }
       std::vector<int64_t> values = cuts;
       if (type == 1)
         for (size_t i = values.size(); i-- > 1;) values[i] -= values[i - 1];
@@ -206,7 +252,7 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           (*rc::gen::arbitrary<bool>() ? y : out) = TensorArg::null();
           break;
         case 1: {  // GBAG-DTYPE-1
-          const int what = *rc::gen::inRange(0, 3);
+          const int what = *gen::pick(3);
           if (what == 0 && y.present)
             y = *gen::tensor(y.shape, *rc::gen::element(DType::kFloat64, I32, DType::kInt8),
                              gen::value_bits(DType::kInt8));
@@ -220,7 +266,7 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           break;
         }
         case 2: {  // GBAG-RANK-1
-          const int what = *rc::gen::inRange(0, 3);
+          const int what = *gen::pick(3);
           if (what == 0 && y.present) {  // rank 3 with groupIdx, 2 (or 4) without
             gen::Shape s = y.shape;
             if (idx.present || *rc::gen::arbitrary<bool>())
@@ -252,10 +298,13 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
             if (out.present) out = *gen::output({2049, y.shape[1]}, out.dtype);
           }
           break;
-        case 4:  // GBAG-SHAPE-1
+        case 4:  // GBAG-SHAPE-1 (half of the time [H, G] for [G, H], a same-count shape)
           if (out.present && out.shape.size() == 2) {
             gen::Shape s = out.shape;
-            s[*rc::gen::inRange<size_t>(0, 2)] += *rc::gen::inRange<int64_t>(1, 3);
+            if (s[0] != s[1] && *rc::gen::arbitrary<bool>())
+              std::swap(s[0], s[1]);
+            else
+              s[static_cast<size_t>(*gen::pick(2))] += 1 + *gen::pick(2);
             out = *gen::output(s, out.dtype);
           }
           break;
@@ -269,9 +318,9 @@ rc::Gen<Case> gen_invalid_for(bool v2, Product p) {
           if (!idx.present || idx.numel() == 0 || !y.present || y.shape.empty()) break;
           auto v = gbag_index_values(idx);
           const size_t g = v.size();
-          const size_t j = *rc::gen::inRange<size_t>(0, g);
+          const size_t j = static_cast<size_t>(*gen::pick(static_cast<int>(g)));
           DType dt = idx.dtype;
-          switch (*rc::gen::inRange(0, 4)) {
+          switch (*gen::pick(4)) {
             case 0:  // decreasing (type 0), or a sum past dim0 (type 1)
               if (g >= 2 && j + 1 < g)
                 v[j] = v[j + 1] + *rc::gen::inRange<int64_t>(1, 4);

@@ -94,8 +94,9 @@ struct Parts {
   std::vector<bool> mask;
 };
 
-// large: 2^16..2^18 input elements as [M, N] or [2, M/2, N] over one normalized dim (the
-// threaded paths and the row blocks a kernel may keep partial sums of in a workspace).
+// large: about 2^15..2^18 input elements as [M, N] or [2, M/2, N] over one normalized dim (the
+// threaded paths, either side of their threshold, and the row blocks a kernel may keep partial sums
+// of in a workspace).
 rc::Gen<Case> gen_valid_sized(Product p, bool large) {
   return rc::gen::exec([p, large] {
     const auto floats = floats_of(p);
@@ -108,13 +109,45 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
     s.wt = *rc::gen::element(s.xt, F32);
     s.bt = s.weight ? s.wt : *rc::gen::elementOf(floats);
     if (large) {
-      const int64_t nn = *rc::gen::element<int64_t>(1, 5, 64, 300, 1024, 4096);
-      const int64_t mm = (*rc::gen::inRange<int64_t>(65537, (int64_t{1} << 18) + 1) + nn - 1) / nn;
+      // N of the usual widths or of a kernel_size() class; M*N either side of the thread split
+      // (kThreadSplit) or anywhere up to 2^18.
+      const int64_t nn = *rc::gen::weightedOneOf<int64_t>(
+          {{3, rc::gen::element<int64_t>(1, 5, 64, 300, 1024, 4096)},
+           {2, gen::kernel_size(1, 4096, {32, 256})}});
+      const int64_t mm =
+          !*gen::sometimes(2)
+              ? (*rc::gen::inRange<int64_t>(65537, (int64_t{1} << 18) + 1) + nn - 1) / nn
+              : std::max<int64_t>(2,
+                                  gen::kThreadSplit / nn + (*rc::gen::arbitrary<bool>() ? 1 : 0));
       s.x = *rc::gen::arbitrary<bool>() ? gen::Shape{mm, nn} : gen::Shape{2, (mm + 1) / 2, nn};
       s.k = 1;
+    } else if (*gen::sometimes(3)) {
+      // Rows and columns of the sizes a row kernel tells apart: the reduced dimension N of a
+      // kernel_size() class (remainders modulo 8..64, odd, prime, either side of the library's
+      // float-path thresholds N >= 32 FLOAT and N > 256 fp16/bf16), in one normalized dim or two
+      // ([a, N]); M rows of a kernel_size() class (blocks of 8 rows, 8 * 128), in one leading dim
+      // or two with a 1.
+      const int64_t budget = *rc::gen::weightedElement<int64_t>({{2, 1024}, {1, 2048}});
+      const bool two = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
+      const int64_t a = two ? *rc::gen::inRange<int64_t>(2, 5) : 1;
+      // Either reduced dimension first: N (gradInput's row sums) or M (gradWeight's and
+      // gradBias's column sums; the built-in's row blocks grow past 8 * 128 rows).
+      int64_t n = 0, m = 0;
+      if (*gen::sometimes(2)) {
+        m = *gen::kernel_size(1, budget / a, {1024});
+        n = *gen::kernel_size(1, std::max<int64_t>(1, budget / (a * m)), {32, 256});
+      } else {
+        n = *gen::kernel_size(1, budget / a, {32, 256});
+        m = *gen::kernel_size(1, std::max<int64_t>(1, budget / (a * n)), {1024});
+      }
+      gen::Shape lead = *rc::gen::element(gen::Shape{m}, gen::Shape{1, m}, gen::Shape{m, 1});
+      gen::Shape ns = two ? gen::Shape{a, n} : gen::Shape{n};
+      s.x = lead;
+      s.x.insert(s.x.end(), ns.begin(), ns.end());
+      s.k = ns.size();
     } else {
       const int64_t budget = *rc::gen::weightedElement<int64_t>({{4, 256}, {2, 1024}, {1, 2048}});
-      s.x = *gen::shape({1, 8, budget, true});
+      s.x = *gen::shape({1, 8, budget, true, {32, 256}});
       s.k = *rc::gen::inRange<size_t>(1, s.x.size() + 1);
     }
     const size_t lead = s.x.size() - s.k;
@@ -129,12 +162,12 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
       default:
         break;
     }
-    const int bits = *rc::gen::inRange(0, 8);
+    const int bits = *gen::pick(8);
     s.mask = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
 
     const gen::Shape ns(s.x.begin() + static_cast<std::ptrdiff_t>(lead), s.x.end());
     const int64_t n = shape_numel(ns), m = shape_numel(gen::Shape(s.x.begin(), s.x.end() - s.k));
-    const int form = *rc::gen::inRange(0, 3);
+    const int form = *gen::pick(3);
     const gen::Shape stat = stat_shape(s.x, s.k, form);
 
     TensorArg dy = *gen::layout(s.x, s.xt, kIn), x = *gen::layout(s.x, s.xt, kIn);
@@ -276,9 +309,9 @@ rc::Gen<Case> gen_invalid(Product p) {
         return *rc::gen::element(DType::kFloat64, DType::kInt32, DType::kInt8, DType::kBool,
                                  DType::kInt64, DType::kUInt8);
       };
-      switch (*rc::gen::inRange(0, 10)) {
+      switch (*gen::pick(10)) {
         case 0: {  // LN-NULL-1
-          const int which = *rc::gen::inRange(0, 6);
+          const int which = *gen::pick(6);
           if (which == 4)
             c.attrs[0].second = std::monostate{};
           else if (which == 5)
@@ -296,14 +329,14 @@ rc::Gen<Case> gen_invalid(Product p) {
           break;
         case 2:  // LN-NULL-2: a requested output NULL
           if (mask && mask->size() == 3) {
-            const size_t k = *rc::gen::inRange<size_t>(0, 3);
+            const size_t k = static_cast<size_t>(*gen::pick(3));
             (*mask)[k] = true;
             *c.tensor(std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k]) =
                 TensorArg::null();
           }
           break;
         case 3: {  // LN-DTYPE-1
-          const int what = *rc::gen::inRange(0, 6);
+          const int what = *gen::pick(6);
           if (!x.present) break;
           const gen::Shape xs = x.shape;
           const DType xt = x.dtype;
@@ -341,7 +374,7 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 4: {  // LN-DTYPE-2: a requested output of the wrong dtype
           if (!mask || mask->size() != 3) break;
-          const size_t k = *rc::gen::inRange<size_t>(0, 3);
+          const size_t k = static_cast<size_t>(*gen::pick(3));
           const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
           TensorArg *t = c.tensor(name);
           if (!t->present || !(*mask)[k]) break;
@@ -353,7 +386,7 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 5: {  // LN-SHAPE-1
           if (!ns || !x.present) break;
-          const int what = *rc::gen::inRange(0, 4);
+          const int what = *gen::pick(4);
           if (what == 0) {
             ns->clear();
           } else if (what == 1) {  // longer than input's rank
@@ -376,9 +409,7 @@ rc::Gen<Case> gen_invalid(Product p) {
           const char *name = *rc::gen::element("gradOut", "weightOptional", "biasOptional");
           TensorArg *t = c.tensor(name);
           if (!t->present || t->shape.empty()) break;
-          gen::Shape s = t->shape;
-          s.back() += *rc::gen::inRange<int64_t>(1, 3);
-          remake(name, s, t->dtype);
+          remake(name, *gen::misshaped(t->shape), t->dtype);  // same count half of the time
           break;
         }
         case 7: {  // LN-SHAPE-3
@@ -399,16 +430,11 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 8: {  // LN-SHAPE-4: a requested output of the wrong shape
           if (!mask || mask->size() != 3) break;
-          const size_t k = *rc::gen::inRange<size_t>(0, 3);
+          const size_t k = static_cast<size_t>(*gen::pick(3));
           const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
           TensorArg *t = c.tensor(name);
           if (!t->present || !(*mask)[k] || t->shape.empty()) break;
-          gen::Shape s = t->shape;
-          if (*rc::gen::arbitrary<bool>())
-            s.back() += *rc::gen::inRange<int64_t>(1, 3);
-          else if (s.size() < 8)
-            s.insert(s.begin(), 2);
-          remake(name, s, t->dtype);
+          remake(name, *gen::misshaped(t->shape), t->dtype);  // same count half of the time
           break;
         }
         default: {  // LN-RANK-1: mean/rstd of rank 9 (numel M), rank 0 (M = 1), or a masked-off
@@ -422,7 +448,7 @@ rc::Gen<Case> gen_invalid(Product p) {
             remake("mean", s, m->dtype);
             remake("rstd", s, r->dtype);
           } else if (mask && mask->size() == 3) {
-            const size_t k = *rc::gen::inRange<size_t>(0, 3);
+            const size_t k = static_cast<size_t>(*gen::pick(3));
             const char *name = std::array{"gradInputOut", "gradWeightOut", "gradBiasOut"}[k];
             (*mask)[k] = false;
             const DType t = k == 0 && x.present ? x.dtype : F32;

@@ -45,15 +45,40 @@ aclnn_ref::LogitGradCall oracle_call(const Case &c) {
   return {c.view("x"), c.view("dy"), eps_of(c), c.view("out"), c.product};
 }
 
+// A value of dtype t (or of a narrower float type) in (0, 1/2), nudged off it by less than half
+// a float ulp: eps itself, or 1 - eps. eps is a double and x is compared with it exactly, so x
+// at that value lies on one side of eps; a library that carries eps (or 1 - eps) in float, fp16
+// or bf16 (or compares in them) rounds the nudge away and puts x on the other side.
+rc::Gen<double> nudged_eps(DType t) {
+  return rc::gen::exec([t] {
+    const DType f = *rc::gen::element(t, t, DType::kFloat32, DType::kFloat16, DType::kBFloat16);
+    const uint64_t u = *rc::gen::arbitrary<uint32_t>();
+    const double raw = *rc::gen::weightedOneOf<double>({
+        {2, rc::gen::element(0.1, 0.125, 0x1p-10, 0.3, 1e-3, 0.25 + 0x1p-9, 0.4)},
+        {1, rc::gen::just(std::ldexp((u & 0xffffff) + 1.0, -25))},  // (0, 1/2)
+    });
+    const uint64_t vb = gen::bits_of(raw, f);
+    const double v = aclnn_ref::decode(&vb, f);  // a value of f in (0, 1/2]
+    const double tiny = *rc::gen::element(0x1p-40, 0x1p-30, 0x1p-52);
+    const double nudge = (*rc::gen::arbitrary<bool>() ? 1 : -1) * v * tiny;
+    if (*rc::gen::arbitrary<bool>()) return v + nudge;  // x = v lies just off eps
+    // 1 - eps just off a value w of f in (1/2, 1): eps = 1 - w -+ tiny.
+    const uint64_t wb = gen::bits_of(1.0 - v, f);
+    return 1.0 - (aclnn_ref::decode(&wb, f) + nudge);
+  });
+}
+
 // eps from every class the spec distinguishes: negative, 0, (0, 0.5), 0.5, (0.5, 1), 1, > 1,
 // +inf, NaN. Some values are representable in fp16/bf16 (so x can equal eps and 1 - eps), some
-// are not (the comparison is exact in double).
-rc::Gen<double> eps_gen() {
+// are not (the comparison is exact in double), some are a value of x's dtype (or of another float
+// type) nudged by less than half a float ulp (nudged_eps).
+rc::Gen<double> eps_gen(DType t) {
   return rc::gen::weightedOneOf<double>({
       {2, rc::gen::element(-1.0, -0.5, -0x1p-10, -1e-3, -kInf)},
       {2, rc::gen::element(0.0, -0.0)},
       {3, rc::gen::element(0.125, 0.25, 0.375, 0x1p-10, 0.1, 1e-6, 0.5 - 0x1p-11)},
       {1, rc::gen::map(rc::gen::inRange(1, 1 << 20), [](int k) { return k * 0x1p-21; })},
+      {2, nudged_eps(t)},
       {1, rc::gen::just(0.5)},
       {1, rc::gen::element(0.75, 0.6, 1.0 - 0x1p-20)},
       {1, rc::gen::just(1.0)},
@@ -96,7 +121,7 @@ rc::Gen<Case> gen_valid(Product p) {
     // upper end) gets its own share.
     const auto s = *rc::gen::weightedOneOf<gen::Shape>(
         {{7, gen::shape({0, 8, 512, true})}, {1, gen::shape({8, 8, 512, true})}});
-    const double eps = *eps_gen();
+    const double eps = *eps_gen(t);
     const gen::LayoutOptions in{.allow_zero_strides = true};
     Case c;
     c.op = "LogitGrad";
@@ -149,11 +174,9 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 3: {  // LOGIT-SHAPE-1: no broadcasting, shapes must be equal
           if (!t.present) break;
-          gen::Shape s = t.shape;
-          if (s.empty() || (*rc::gen::arbitrary<bool>() && s.size() < 8))
-            s.insert(s.begin(), 1);  // a broadcastable shape is still wrong
-          else
-            s.back() += *rc::gen::inRange<int64_t>(1, 3);
+          // Half of the time the same element count (a broadcastable or reshaped view is still
+          // wrong): gen::misshaped.
+          const gen::Shape s = *gen::misshaped(t.shape);
           replace(c, name, s, t.dtype);
           break;
         }
@@ -198,12 +221,16 @@ long double factor(long double x) {
   return x >= 0.01L && x <= 0.99L ? 1 / (x * (1 - x)) : NAN;  // inside every small eps's range
 }
 
-// VAL-OVERFLOW-1's boundary: (x, dy) pairs whose exact result is at the output's overflow
-// threshold (gen::overflow_threshold_pairs), computed once per dtype.
-const gen::BitsPairs &threshold_pairs(DType t) {
-  static const gen::BitsPairs f16 = gen::overflow_threshold_pairs(DType::kFloat16, factor),
-                              bf16 = gen::overflow_threshold_pairs(DType::kBFloat16, factor), none;
-  return t == DType::kFloat16 ? f16 : t == DType::kBFloat16 ? bf16 : none;
+// VAL-OVERFLOW-1 at the range's limits: (x, dy) pairs whose exact result is at a limit of the
+// output's range (gen::range_limit_pairs), computed once per dtype.
+const gen::RangeLimitPairs &threshold_pairs(DType t) {
+  static const gen::RangeLimitPairs f16 = gen::range_limit_pairs(DType::kFloat16, factor),
+                                    bf16 = gen::range_limit_pairs(DType::kBFloat16, factor),
+                                    f32 = gen::range_limit_pairs(DType::kFloat32, factor), none;
+  return t == DType::kFloat16    ? f16
+         : t == DType::kBFloat16 ? bf16
+         : t == DType::kFloat32  ? f32
+                                 : none;
 }
 
 OpDescriptor make() {
@@ -237,12 +264,12 @@ OpDescriptor make() {
   // ABI-INPUT-1: elementwise, so in-place use is legal and generated.
   d.gen_valid = [](Product p) {
     return gen::sometimes_in_place(
-        gen::sometimes_at_overflow_threshold(gen_valid(p), "out", "x", "dy", threshold_pairs),
-        "out", {"x", "dy"});
+        gen::sometimes_at_range_limits(gen_valid(p), "out", "x", "dy", threshold_pairs), "out",
+        {"x", "dy"});
   };
   d.gen_invalid = gen_invalid;
   d.gen_large = [](Product p) {
-    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "out", 65537, 262144), "out",
+    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "out", 32768, 262144), "out",
                                    {"x", "dy"});
   };
   d.catalogue_op = d.name;

@@ -180,11 +180,9 @@ rc::Gen<Case> gen_invalid(Product p) {
         }
         case 4: {  // SELU-SHAPE-1: no broadcasting, shapes must be equal
           if (!t.present) break;
-          gen::Shape s = t.shape;
-          if (s.empty() || (*rc::gen::arbitrary<bool>() && s.size() < 8))
-            s.insert(s.begin(), 1);  // a broadcastable shape is still wrong
-          else
-            s.back() += *rc::gen::inRange<int64_t>(1, 3);
+          // Half of the time the same element count (a broadcastable or reshaped view is still
+          // wrong): gen::misshaped.
+          const gen::Shape s = *gen::misshaped(t.shape);
           replace(c, name, s, t.dtype);
           break;
         }
@@ -230,12 +228,16 @@ long double factor(long double y) {
   return y >= 0 ? kLambda : y + kLambdaAlpha;
 }
 
-// VAL-OVERFLOW-1's boundary: (result, gradOutput) pairs whose exact result is at the output's
-// overflow threshold (gen::overflow_threshold_pairs), computed once per dtype.
-const gen::BitsPairs &threshold_pairs(DType t) {
-  static const gen::BitsPairs f16 = gen::overflow_threshold_pairs(DType::kFloat16, factor),
-                              bf16 = gen::overflow_threshold_pairs(DType::kBFloat16, factor), none;
-  return t == DType::kFloat16 ? f16 : t == DType::kBFloat16 ? bf16 : none;
+// VAL-OVERFLOW-1 at the range's limits: (result, gradOutput) pairs whose exact result is at a limit
+// of the output's range (gen::range_limit_pairs), computed once per dtype.
+const gen::RangeLimitPairs &threshold_pairs(DType t) {
+  static const gen::RangeLimitPairs f16 = gen::range_limit_pairs(DType::kFloat16, factor),
+                                    bf16 = gen::range_limit_pairs(DType::kBFloat16, factor),
+                                    f32 = gen::range_limit_pairs(DType::kFloat32, factor), none;
+  return t == DType::kFloat16    ? f16
+         : t == DType::kBFloat16 ? bf16
+         : t == DType::kFloat32  ? f32
+                                 : none;
 }
 
 OpDescriptor make() {
@@ -269,13 +271,13 @@ OpDescriptor make() {
   // ABI-INPUT-1: elementwise, so in-place use is legal and generated.
   d.gen_valid = [](Product p) {
     return gen::sometimes_in_place(
-        gen::sometimes_at_overflow_threshold(gen_valid(p), "gradInput", "result", "gradOutput",
-                                             threshold_pairs),
+        gen::sometimes_at_range_limits(gen_valid(p), "gradInput", "result", "gradOutput",
+                                       threshold_pairs),
         "gradInput", {"gradOutput", "result"});
   };
   d.gen_invalid = gen_invalid;
   d.gen_large = [](Product p) {
-    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "gradInput", 65537, 262144),
+    return gen::sometimes_in_place(gen::enlarged(gen_valid(p), "gradInput", 32768, 262144),
                                    "gradInput", {"gradOutput", "result"});
   };
   d.catalogue_op = d.name;
