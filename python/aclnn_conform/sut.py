@@ -98,10 +98,29 @@ def promote(a, b):
 def has_internal_overlap(a):
     """True if two distinct indices of a non-empty array reach one element
     (a zero stride over a dimension > 1, or overlapping strides): the
-    specification rejects such an output (ABI-INPUT-1)."""
+    specification rejects such an output (ABI-INPUT-1). Interleaved strides
+    that never meet (shape [2, 3], strides [3, 2]) are no overlap."""
     a = np.asarray(a)
     if a.size <= 1:
         return False
+    dims = [(abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1]
+    if any(s == 0 for s, _ in dims):
+        return True
+    # Strides that nest (each at least the reach of the smaller ones) cannot
+    # meet; otherwise every element's offset is computed and compared.
+    reach = a.itemsize
+    nested = True
+    for stride, n in sorted(dims):
+        if stride < reach:
+            nested = False
+            break
+        reach = stride * (n - 1) + reach
+    if nested:
+        return False
+    offsets = np.zeros(1, dtype=np.int64)
+    for stride, n in dims:
+        offsets = (offsets[:, None] + stride * np.arange(n, dtype=np.int64)).reshape(-1)
+    return np.unique(offsets).size != offsets.size
     dims = sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1)
     reach = a.itemsize
     for stride, n in dims:

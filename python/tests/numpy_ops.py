@@ -115,7 +115,24 @@ LAMBDA_LD = np.longdouble("1.0507009873554804934193349852946")
 LAMBDA_ALPHA = LAMBDA_LD * np.longdouble("1.6732632423543772848170429916717")
 
 
-def selu_backward(grad_output, result, grad_input):
+def sum_rounded_to_odd(a, b):
+    """a + b in long double, rounded to odd: the nearest value in the
+    direction of the rounding error, when the error is not zero and the
+    rounded sum's last bit is even (Boldo and Melquiond's round-to-odd)."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.longdouble),
+                               np.asarray(b, np.longdouble))
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    m, _ = np.frexp(s)
+    bits = np.finfo(np.longdouble).nmant + 1
+    even = np.fmod(np.abs(m) * np.longdouble(2) ** bits, 2) == 0
+    nudge = np.isfinite(s) & (e != 0) & even
+    toward = np.where(e > 0, np.longdouble(np.inf), np.longdouble(-np.inf))
+    return np.where(nudge, np.nextafter(s, toward), s)
+
+
+def selu_backward(grad_output, result, grad_input, positive=np.greater_equal):
     if grad_output is None or result is None or grad_input is None:
         raise Rejected(NULLPTR, "gradOutput, result or gradInput is NULL")
     names = ("gradOutput", "result", "gradInput")
@@ -144,10 +161,16 @@ def selu_backward(grad_output, result, grad_input):
         dy = values(grad_output).astype(np.longdouble)
         y = values(result).astype(np.longdouble)
     with np.errstate(all="ignore"):
-        # y + lambda*alpha in float64 (y is exact there): near saturation
-        # the sum keeps far more than the output's bits.
-        negative = dy * (y + LAMBDA_ALPHA)
-        v = np.where(y >= 0, dy * LAMBDA_LD, negative)
+        # dy*y + dy*lambda*alpha: dy*y is exact in long double (two 24-bit
+        # significands), the sum is rounded to odd, so that rounding it again
+        # to the output keeps the side of a midpoint (dy*y alone can be one:
+        # bf16 1.75*2^62 times -1.140625*2^65, where y + lambda*alpha would
+        # round back to y).
+        # (Infinite dy: the sum's sign is y + lambda*alpha's, inf - inf
+        # would be NaN.)
+        negative = np.where(np.isfinite(dy), sum_rounded_to_odd(dy * y, dy * LAMBDA_ALPHA),
+                            dy * (y + LAMBDA_ALPHA))
+        v = np.where(positive(y, 0), dy * LAMBDA_LD, negative)
         v = np.where(np.isnan(y), np.nan, v)
     store(grad_input, v)
     return None
