@@ -216,6 +216,26 @@ bool with_live_tensor(const aclTensor *t, const void *data,
   return true;
 }
 
+void UnwrittenTail::save(const Call *c) {
+  saved_.clear();
+  if (!c || c->op != op_ || c->out[0].numel() <= above_) return;
+  const View &o = c->out[0];
+  const size_t es = o.element_size();
+  for (int64_t i = o.numel() - o.numel() % multiple_; i < o.numel(); ++i) {
+    const char *p = static_cast<const char *>(o.data) + o.element(i) * es;
+    saved_.emplace_back(p, p + es);
+  }
+}
+
+void UnwrittenTail::restore(const Call *c, aclnnStatus status) {
+  if (!c || status || c->op != op_ || saved_.empty()) return;
+  const View &o = c->out[0];
+  const size_t es = o.element_size();
+  size_t k = 0;
+  for (int64_t i = o.numel() - o.numel() % multiple_; i < o.numel(); ++i, ++k)
+    std::memcpy(static_cast<char *>(o.data) + o.element(i) * es, saved_[k].data(), es);
+}
+
 }  // namespace mutant
 
 // ---- The exported ABI -------------------------------------------------------------------------

@@ -143,6 +143,22 @@ long double ulp_of(aclDataType t, long double value);
 std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);
 
+// A threaded path that leaves the output's last elements unwritten: for a call of `op` whose output
+// has more than `above` elements, the elements from numel - numel mod `multiple` on keep the bytes
+// they had before the second call (before_phase_two saves them, after_phase_two puts them back).
+class UnwrittenTail {
+ public:
+  UnwrittenTail(Op op, int64_t above, int64_t multiple)
+      : op_(op), above_(above), multiple_(multiple) {}
+  void save(const Call *c);
+  void restore(const Call *c, aclnnStatus status);
+
+ private:
+  Op op_;
+  int64_t above_, multiple_;
+  std::vector<std::vector<char>> saved_;
+};
+
 // ---- The ops in plain scalar code, for mutants that redo an output with one fault -------------
 // Each writes every element of the call's output views; `f` gets the two inputs already rounded
 // to the computation dtype (= the output's dtype) and returns the exact-ish result.

@@ -190,13 +190,8 @@ long double factor(long double x) {
 // VAL-OVERFLOW-1 at the range's limits: (self, gradOutput) pairs whose exact result is at a limit
 // of the output's range (gen::range_limit_pairs), computed once per dtype.
 const gen::RangeLimitPairs &threshold_pairs(DType t) {
-  static const gen::RangeLimitPairs f16 = gen::range_limit_pairs(DType::kFloat16, factor),
-                                    bf16 = gen::range_limit_pairs(DType::kBFloat16, factor),
-                                    f32 = gen::range_limit_pairs(DType::kFloat32, factor), none;
-  return t == DType::kFloat16    ? f16
-         : t == DType::kBFloat16 ? bf16
-         : t == DType::kFloat32  ? f32
-                                 : none;
+  static const gen::RangeLimitTable table(factor);
+  return table(t);
 }
 
 OpDescriptor make() {

@@ -570,6 +570,18 @@ rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elem
   });
 }
 
+RangeLimitTable::RangeLimitTable(const std::function<long double(long double)> &factor)
+    : f16_(range_limit_pairs(DType::kFloat16, factor)),
+      bf16_(range_limit_pairs(DType::kBFloat16, factor)),
+      f32_(range_limit_pairs(DType::kFloat32, factor)) {}
+
+const RangeLimitPairs &RangeLimitTable::operator()(DType dtype) const {
+  return dtype == DType::kFloat16    ? f16_
+         : dtype == DType::kBFloat16 ? bf16_
+         : dtype == DType::kFloat32  ? f32_
+                                     : none_;
+}
+
 RangeLimitPairs range_limit_pairs(DType dtype,
                                   const std::function<long double(long double)> &factor) {
   int m = 0, emax = 0, emin = 0;  // fraction bits, largest and smallest normal exponents

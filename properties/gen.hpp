@@ -155,6 +155,16 @@ struct RangeLimitPairs {
 };
 RangeLimitPairs range_limit_pairs(DType dtype,
                                   const std::function<long double(long double)> &factor);
+// range_limit_pairs of fp16, bf16 and fp32 for one factor, computed together once: an op keeps
+// one (a function-local static) for sometimes_at_range_limits' `pairs`.
+class RangeLimitTable {
+ public:
+  explicit RangeLimitTable(const std::function<long double(long double)> &factor);
+  const RangeLimitPairs &operator()(DType dtype) const;
+
+ private:
+  RangeLimitPairs f16_, bf16_, f32_, none_;
+};
 
 // One valid case in one_in (at every size; the choice shrinks to "none") gets up to four such
 // pairs of one limit (the overflow threshold half of the time), at random elements where x, dy and
