@@ -115,14 +115,21 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
 #endif
 }
 
+// Float bits u rounded to nearest even at bit 16 and shifted down: the bfloat16 in the low half
+// (NaN lanes unspecified).
+template <class DU>
+HWY_INLINE hn::Vec<DU> BF16RoundedBits(DU du, hn::Vec<DU> u) {
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+}
+
 // float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::Rebind<uint16_t, DF> d16;
   const auto u = hn::BitCast(du, v);
-  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+  const auto rounded = BF16RoundedBits(du, u);
   const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
   return hn::TruncateTo(d16, hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded));
 }
@@ -133,10 +140,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32(DF /*df*/, hn::Vec<DF> 
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> BF16FromF32NotNaN(DF /*df*/, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
-  const hn::Rebind<uint16_t, DF> d16;
-  const auto u = hn::BitCast(du, v);
-  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  return hn::TruncateTo(d16, hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd)));
+  return hn::TruncateTo(hn::Rebind<uint16_t, DF>(), BF16RoundedBits(du, hn::BitCast(du, v)));
 }
 
 // AVX512_BF16 (Zen 4, Cooper Lake, Sapphire Rapids and later): VCVTNEPS2BF16 rounds float to
