@@ -60,20 +60,11 @@ std::string status_span(const ClauseVerdict &c) {
                      h(status_label(c)));
 }
 
+// The outcome's name as a CSS class: "not exercised" -> "notexercised".
 std::string outcome_css(StandardResult::Outcome o) {
-  switch (o) {
-    case StandardResult::Outcome::kPass:
-      return "pass";
-    case StandardResult::Outcome::kFail:
-      return "fail";
-    case StandardResult::Outcome::kInfo:
-      return "info";
-    case StandardResult::Outcome::kNotExercised:
-      return "notexercised";
-    case StandardResult::Outcome::kNotJudged:
-      return "notjudged";
-  }
-  return "info";
+  std::string s = outcome_name(o);
+  std::erase(s, ' ');
+  return s;
 }
 
 // Anchor names: clause IDs, op names and dtypes are [A-Za-z0-9_-] already.
