@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -142,6 +144,24 @@ long double ulp_of(aclDataType t, long double value);
 // Broadcast shape of two shapes (empty optional if they do not broadcast).
 std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);
+
+// A kernel that uses twice the workspace phase one asked for: `run` (the op's real second call)
+// in a private workspace of that size, whose whole content is then copied over the caller's `w`,
+// past its end. Nothing when the caller gave less than was asked (the library refuses that).
+template <typename PhaseTwo>
+std::optional<aclnnStatus> run_past_workspace(Call &c, void *w, uint64_t n, aclOpExecutor *ex,
+                                              PhaseTwo run) {
+  const uint64_t full = c.workspace_size * 2;
+  if (n < c.workspace_size) return std::nullopt;
+  void *mine = std::aligned_alloc(64, (full + 63) / 64 * 64);
+  const aclnnStatus s = run(mine, full, ex, nullptr);
+  if (s == ACLNN_SUCCESS) {
+    ++c.runs;
+    std::memcpy(w, mine, full);
+  }
+  std::free(mine);
+  return s;
+}
 
 // A threaded path that leaves the output's last elements unwritten: for a call of `op` whose output
 // has more than `above` elements, the elements from numel - numel mod `multiple` on keep the bytes

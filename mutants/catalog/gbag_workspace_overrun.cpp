@@ -1,8 +1,5 @@
 // gbag_workspace_overrun: GroupedBiasAddGrad asks for half the workspace its kernel uses (a
 // partial count computed per group instead of per block), and the kernel writes past the end.
-#include <cstdlib>
-#include <cstring>
-
 #include "mutants/shim.hpp"
 
 namespace mutant {
@@ -12,19 +9,8 @@ void after_phase_one(Call &c, aclnnStatus &status, uint64_t *ws, aclOpExecutor *
 }
 std::optional<aclnnStatus> before_phase_two(Call *c, void *&w, uint64_t &n, aclOpExecutor *ex) {
   if (!c || (c->op != Op::kGbag && c->op != Op::kGbagV2) || !w || n == 0) return std::nullopt;
-  // The real kernel needs twice what was asked: it runs in a private buffer of that size, and
-  // the caller's workspace is written over that whole size, past its end.
-  const uint64_t full = c->workspace_size * 2;
-  if (n < c->workspace_size) return std::nullopt;  // the library refuses it
-  void *mine = std::aligned_alloc(64, (full + 63) / 64 * 64);
   static auto run = real<decltype(&aclnnGroupedBiasAddGrad)>("aclnnGroupedBiasAddGrad");
   static auto run2 = real<decltype(&aclnnGroupedBiasAddGradV2)>("aclnnGroupedBiasAddGradV2");
-  const aclnnStatus s = (c->op == Op::kGbag ? run : run2)(mine, full, ex, nullptr);
-  if (s == ACLNN_SUCCESS) {
-    ++c->runs;
-    std::memcpy(w, mine, full);
-  }
-  std::free(mine);
-  return s;
+  return run_past_workspace(*c, w, n, ex, c->op == Op::kGbag ? run : run2);
 }
 }  // namespace mutant
