@@ -31,6 +31,7 @@ class Pool {
  public:
   void run(int64_t chunks, const std::function<void(int64_t)> &chunk_body, int threads) {
     std::lock_guard job_lock(job_mutex_);
+    if (stopped_) threads = 1;  // after stop_at_exit the caller does every chunk itself
     ensure_workers(threads - 1);
     Job job;
     job.body = &chunk_body;
@@ -60,14 +61,31 @@ class Pool {
     job_ = nullptr;
   }
 
+  // Sanitizer builds only: LeakSanitizer stops and scans every live thread at exit, and its tracer
+  // sometimes crashes doing so (google/sanitizers#1353); with the workers joined first it has the
+  // exiting thread alone. Production builds keep the workers blocked until the process ends, so
+  // that exit() never waits on a job.
+  void stop_at_exit() {
+    std::lock_guard job_lock(job_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    for (auto &w : workers_)
+      if (w.get_id() != std::this_thread::get_id()) w.join();
+    workers_.clear();
+  }
+
  private:
   struct Job {
     const std::function<void(int64_t)> *body = nullptr;
     int64_t chunks = 0;
     std::atomic<int64_t> next{0};
-    int64_t completed = 0;  // guarded by mutex_
-    int slots = 0;          // guarded by mutex_
-    int refs = 0;           // guarded by mutex_
+    int64_t completed = 0;     // guarded by mutex_
+    int slots = 0;             // guarded by mutex_
+    int refs = 0;              // guarded by mutex_
     std::exception_ptr error;  // the first chunk's exception, guarded by mutex_
   };
 
@@ -82,6 +100,7 @@ class Pool {
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return generation_ != seen; });
+        if (stopped_) return;
         seen = generation_;
         job = job_;
         if (job == nullptr || job->slots == 0) continue;
@@ -119,12 +138,27 @@ class Pool {
   std::vector<std::thread> workers_;
   Job *job_ = nullptr;
   uint64_t generation_ = 0;
+  bool stopped_ = false;  // guarded by mutex_ (and job_mutex_)
 };
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kJoinWorkersAtExit = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kJoinWorkersAtExit = true;
+#else
+constexpr bool kJoinWorkersAtExit = false;
+#endif
+#else
+constexpr bool kJoinWorkersAtExit = false;
+#endif
 
 Pool &pool() {
   static Pool *p = [] {
     auto *q = new Pool;  // never destroyed: workers block forever on it
     pthread_atfork(nullptr, nullptr, [] { pool().forget_after_fork(); });
+    // Registered after the sanitizer's own exit handler, so it runs before the leak check.
+    if (kJoinWorkersAtExit) std::atexit([] { pool().stop_at_exit(); });
     return q;
   }();
   return *p;

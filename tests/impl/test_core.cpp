@@ -1,5 +1,7 @@
 // Core of the CPU library: tensors and views, runtime, executors, dtype conversions, promotion.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -22,8 +24,8 @@ namespace {
 TEST(AclCreateTensor, AcceptsAStridedViewInsideItsStorage) {
   std::vector<float> storage(12);
   const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
-  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 1, ACL_FORMAT_ND, sdims, 1,
-                                 storage.data());
+  aclTensor *t =
+      aclCreateTensor(dims, 2, ACL_FLOAT, strides, 1, ACL_FORMAT_ND, sdims, 1, storage.data());
   ASSERT_NE(t, nullptr);  // reaches storage index 1 + 6 + 4 = 11 < 12
   int64_t *shape = nullptr;
   uint64_t n = 0;
@@ -42,28 +44,31 @@ TEST(AclCreateTensor, RejectsInvalidArguments) {
   std::vector<float> storage(12);
   const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
   // The view reaches index 2 + 6 + 4 = 12: outside a 12-element storage.
-  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, 2, ACL_FORMAT_ND, sdims, 1, storage.data()),
-            nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(dims, 2, ACL_FLOAT, strides, 2, ACL_FORMAT_ND, sdims, 1, storage.data()),
+      nullptr);
   const int64_t neg_dims[] = {-1, 3};
-  EXPECT_EQ(aclCreateTensor(neg_dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, sdims, 1,
-                            storage.data()),
-            nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(neg_dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, sdims, 1, storage.data()),
+      nullptr);
   const int64_t neg_strides[] = {6, -2};
-  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, neg_strides, 0, ACL_FORMAT_ND, sdims, 1,
-                            storage.data()),
-            nullptr);
-  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, -1, ACL_FORMAT_ND, sdims, 1, storage.data()),
-            nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(dims, 2, ACL_FLOAT, neg_strides, 0, ACL_FORMAT_ND, sdims, 1, storage.data()),
+      nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(dims, 2, ACL_FLOAT, strides, -1, ACL_FORMAT_ND, sdims, 1, storage.data()),
+      nullptr);
   const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 40};
   const int64_t one_strides[] = {1, 1};
-  EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, one_strides, 0, ACL_FORMAT_ND, huge, 2,
-                            storage.data()),
-            nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(huge, 2, ACL_FLOAT, one_strides, 0, ACL_FORMAT_ND, huge, 2, storage.data()),
+      nullptr);
 }
 
 TEST(AclCreateTensor, EmptyViewNeedsNoStorage) {
   const int64_t dims[] = {0, 3}, strides[] = {3, 1}, sdims[] = {0};
-  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, sdims, 1, nullptr);
+  aclTensor *t =
+      aclCreateTensor(dims, 2, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, sdims, 1, nullptr);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(aclnn_cpu::numel(*t), 0);
   aclDestroyTensor(t);
@@ -122,6 +127,45 @@ TEST(ParallelFor, RethrowsAChunksExceptionOnTheCaller) {
   covered = 0;
   aclnn_cpu::parallel_for(1 << 20, 1024, [&](int64_t b, int64_t e) { covered += e - b; });
   EXPECT_EQ(covered.load(), int64_t{1} << 20);
+}
+
+// Exit and the pool's workers. Sanitizer builds join them in an exit handler, so that
+// LeakSanitizer's check after it has one thread to stop (its tracer sometimes crashes scanning
+// more, google/sanitizers#1353); production builds leave them blocked, so exit never waits on a
+// job. Seen from an exit handler that runs after the pool's: one thread, or the caller and its
+// three workers. The death test re-executes this binary, so the handler is registered before the
+// pool exists and therefore runs after the pool's.
+int threads_of_this_process() {
+  int n = 0;
+  if (DIR *d = opendir("/proc/self/task")) {
+    while (const dirent *e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+TEST(ParallelForDeathTest, ExitJoinsTheWorkersOnlyInSanitizerBuilds) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int kThreadsAtExit = 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr int kThreadsAtExit = 1;
+#else
+  constexpr int kThreadsAtExit = 4;
+#endif
+#else
+  constexpr int kThreadsAtExit = 4;
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::atexit([] { _exit(threads_of_this_process()); });
+        setenv("ACLNN_CPU_NUM_THREADS", "4", 1);
+        std::atomic<int64_t> covered{0};
+        aclnn_cpu::parallel_for(1 << 20, 1024, [&](int64_t b, int64_t e) { covered += e - b; });
+        std::exit(covered.load() == (int64_t{1} << 20) ? 0 : 99);
+      },
+      testing::ExitedWithCode(kThreadsAtExit), "");
 }
 
 // An exception in phase two never crosses the C ABI: out of memory and other failures come back
