@@ -11,7 +11,7 @@
 //     executor == NULL (ABI-TWOPHASE-2, found only by the protocol probe),
 //   - with ACLNN_BROKEN_HOSTILE set, GeluBackward's second phase also misbehaves towards its
 //     caller (tests of the worker pool):
-//       "fork"     leaves two sleeping children holding every inherited descriptor,
+//       "fork"     leaves two children sleeping 120 s holding every inherited descriptor,
 //       "flood"    writes 256 KB to stdout and stderr,
 //       "exit"     calls exit(0),
 //       "abort"    calls abort(),
@@ -65,7 +65,7 @@ void hostile_before(const char *how) {
   if (std::strcmp(how, "fork") == 0) {
     for (int k = 0; k < 2; ++k)
       if (fork() == 0) {
-        sleep(30);
+        sleep(120);
         _exit(0);
       }
   } else if (std::strcmp(how, "flood") == 0) {

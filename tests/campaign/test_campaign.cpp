@@ -32,8 +32,8 @@ CampaignConfig small_config(const std::string &out) {
 
 fs::path fresh_dir(const std::string &name) {
   // Per process: test runs of other build trees on the machine must not share corpora.
-  const fs::path p = fs::temp_directory_path() /
-                     ("aclnn-conform-test-" + name + "-" + std::to_string(::getpid()));
+  const fs::path p =
+      fs::temp_directory_path() / ("aclnn-conform-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p;
 }
@@ -294,15 +294,17 @@ std::vector<std::string> marked_processes_of_this_test() {
   return found;
 }
 
-// Children forked inside a call hold the worker's pipe open and sleep 30 s: the run still ends
-// when its workers do (it used to wait for the children), nothing they do is counted twice, and
-// they do not outlive their worker: they are ended, and the report names them.
+// Children forked inside a call hold the worker's pipe open and sleep 120 s: the run still ends
+// when its workers do (16 s under ASan on 2 idle cores, so the bound has room for a loaded machine
+// and is still far from the children's 120 s) (it used to wait for the children), nothing they do
+// is counted twice, and they do not outlive their worker: they are ended, and the report names
+// them.
 TEST(CampaignOnHostileSut, ForkedChildrenDoNotHoldTheRun) {
   const auto start = std::chrono::steady_clock::now();
   const CampaignResult r = hostile_campaign("fork", "hostile-fork");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 25) << "the run waited for the SUT's sleeping children";
+  EXPECT_LT(seconds, 80) << "the run waited for the SUT's sleeping children";
   EXPECT_GE(r.cases, 30);
   EXPECT_FALSE(r.clauses.empty());
   bool named = false;
