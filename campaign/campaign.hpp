@@ -82,6 +82,10 @@ struct CampaignConfig {
   std::vector<std::string> skips;   // clause IDs or property names ("GeluBackward/valid")
   std::vector<std::string> xfails;  // clause IDs expected to deviate
   double case_timeout_seconds = 30;
+  // Below the case timeout, a call is suspected of hanging from how long this run's calls take,
+  // and is called hung only if its case overruns again on a fresh worker (campaign/hang_model.hpp).
+  // false: the case timeout alone.
+  bool adaptive_hang_timeout = true;
   // The allowance of first calls: a worker's start (loading the library, aclInit, aclrtSetDevice,
   // its stream) and each op's warm-up call, when a device loads its kernels.
   double first_call_timeout_seconds = 60;

@@ -97,8 +97,19 @@ std::string Campaign::death_text(const WorkerProcess &w, const WorkerExit &exit)
         "the worker's result pipe closed while it ran on, {} {} (the SUT closed or replaced "
         "descriptors it does not own?); the worker was stopped",
         trace.in_sut ? "inside" : "after", call);
-  if (exit.timed_out)
-    return fmt::format("no return from {} within {:.3g} s (killed)", call, allowance(w, trace));
+  if (exit.timed_out) {
+    const double limit = w.killed_after > 0 ? w.killed_after : allowance(w, trace);
+    if (limit >= case_timeout() || trace.first_call)
+      return fmt::format("no return from {} within {:.3g} s (killed)", call, limit);
+    return fmt::format(
+        "no return from {} within {:.3g} s (killed), on a second worker after the first was "
+        "killed at 1/{:g} of that: {:.1f} % of this run's {} timed calls took less than {:.3g} "
+        "ns per byte of case, which predicts {:.3g} s for this case of {} bytes (the hang "
+        "threshold adapts below the {:.3g} s case timeout; --fixed-case-timeout turns that off)",
+        call, limit, HangModel::kConfirmFactor, 100 * HangModel::kQuantile, hang_model_.calls(),
+        hang_model_.usual_ns_per_byte(), hang_model_.predicted_seconds(trace.case_bytes),
+        trace.case_bytes, case_timeout());
+  }
   if (WIFSIGNALED(status) && trace.in_sut && trace.death_signal && limit_gib > 0 &&
       data_gib >= limit_gib / 2)
     // Under RLIMIT_DATA an allocation beyond the limit fails, and the SUT then dies of it.
@@ -167,6 +178,17 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
     if (retried_.insert(t.index).second) pending_.push_front(t);
     return;
   }
+  // A call killed below the case timeout is a suspect: its task runs once more on a fresh
+  // worker with a wider allowance, and only a second overrun is recorded as a hang.
+  if (exit.timed_out && trace.in_sut && !trace.first_call && w.timeout_override <= 0 &&
+      w.killed_after > 0 && w.killed_after < case_timeout()) {
+    hang_model_.observe(w.id, trace);
+    if (hang_suspects_.insert(t.index).second) {
+      pending_.push_front(t);
+      return;
+    }
+    ++hangs_confirmed_;
+  }
   const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
   PendingCrash p;
   p.task = t;
@@ -177,6 +199,8 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   // keeps it, as it keeps the first failing clause of any deviation.
   p.clause = trace.clause[0] ? std::string(trace.clause) : case_clause(*t.op, task_case(t, cfg_));
   p.what = death_text(w, exit);
+  p.found_at_seconds = seconds_since(start_);
+  p.found_at_case = result_.cases + 1;
   // Shrink it on workers of its own, under the budget, unless enough are kept for its clause.
   const int kept =
       static_cast<int>(std::count_if(result_.deviations.begin(), result_.deviations.end(),
@@ -239,6 +263,8 @@ void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps
   d.expected_clause = verdict.ok() ? "" : verdict.clause;
   d.case_id = p.task.corpus_id;
   d.device = p.device;
+  d.found_at_seconds = p.found_at_seconds;
+  d.found_at_case = p.found_at_case;
   add_deviation(std::move(d));
 }
 

@@ -113,6 +113,7 @@ void Campaign::tally(const std::string &clause, bool pass, const std::string &de
 
 void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   ++result_.cases;
+  if (hang_suspects_.count(t.index)) ++hangs_cleared_;
   const double seconds = r.value("seconds", 0.0);
   const auto &results = r.at("results");
   // The task's time is shared by the clauses it reached.
@@ -146,8 +147,10 @@ void Campaign::add_deviation(Deviation d) {
                                      [&](const Deviation &x) { return x.clause == d.clause; }));
   if (kept + 1 >= cfg_.deviations_per_clause) saturated_.insert(d.clause);
   if (kept >= cfg_.deviations_per_clause) return;
-  d.found_at_seconds = seconds_since(start_);
-  d.found_at_case = result_.cases;
+  if (d.found_at_seconds <= 0) {  // a crash's is set when it was seen
+    d.found_at_seconds = seconds_since(start_);
+    d.found_at_case = result_.cases;
+  }
   d.summary = d.minimal.describe();
   if (cfg_.use_corpus && d.case_id.empty()) store_in_corpus(d, result_, cfg_.out_dir);
   result_.deviations.push_back(std::move(d));
@@ -170,6 +173,22 @@ void Campaign::finish_result() {
         "the SUT left {} process(es) running after their worker ended ({}); aclnn-conform ended "
         "them (SIGKILL): a library should not leave processes behind (not an ABI deviation)",
         pool_.leftovers().size(), fmt::join(pool_.leftovers(), ", ")));
+  if (!hang_suspects_.empty()) {
+    const auto suspects = static_cast<int64_t>(hang_suspects_.size());
+    result_.warnings.push_back(fmt::format(
+        "{} call(s) ran past the adaptive hang threshold ({:g} times what this run's usual "
+        "slowest rate of {:.3g} ns per byte predicts for the case, at least {:g} s, at most the "
+        "{:.3g} s case timeout) and were killed; their cases ran again on fresh workers with {:g} "
+        "times "
+        "the allowance: {} overran again and are recorded as hangs, {} returned and were judged "
+        "as usual{}",
+        suspects, HangModel::kFactor, hang_model_.usual_ns_per_byte(), HangModel::kFloorSeconds,
+        case_timeout(), HangModel::kConfirmFactor, hangs_confirmed_, hangs_cleared_,
+        suspects > hangs_confirmed_ + hangs_cleared_
+            ? fmt::format(", {} did not run again before the run ended (not counted)",
+                          suspects - hangs_confirmed_ - hangs_cleared_)
+            : ""));
+  }
   result_.devices = devices_.usage();
   result_.first_calls = timings_;
   if (cfg_.progress) std::fprintf(stderr, "\n");

@@ -25,6 +25,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/crash_shrink.hpp"
 #include "campaign/devices.hpp"
+#include "campaign/hang_model.hpp"
 #include "campaign/task.hpp"
 #include "campaign/worker.hpp"
 #include "campaign/worker_pool.hpp"
@@ -43,6 +44,9 @@ struct PendingCrash {
   Task task;
   std::string kind, call, clause, what;
   int device = -1;
+  // When the crash or hang was seen: a deviation is found then, however long shrinking takes.
+  double found_at_seconds = 0;
+  int64_t found_at_case = 0;
 };
 
 // Tasks sent to a worker at a time, and the most a worker runs before it is replaced by a fresh
@@ -74,9 +78,27 @@ class Campaign {
 
   // The seconds a worker may spend in the call its trace shows: first calls (a worker's start,
   // an op's warm-up) get the first-call allowance, the rest the case timeout (or the shrink's).
+  // Other calls of a task or candidate: what the hang model allows for its case's size (more on a
+  // suspect's second run), with the case timeout (or the shrink's) as the ceiling; the model stays
+  // out while too little budget is left to confirm a suspicion. A hang's shrink candidates get the
+  // suspect's allowance: the hang itself is confirmed, and each candidate that hangs costs it.
   double allowance(const WorkerProcess &w, const CallTrace &t) const {
+    hang_model_.observe(w.id, t);
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
-    return t.first_call ? std::max(base, cfg_.first_call_timeout_seconds) : base;
+    if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
+    if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0') return base;
+    const bool confirming = !w.shrinking && suspect_in_flight(w);
+    const double a = hang_model_.allowance(t.case_bytes, base, confirming);
+    if (cfg_.budget_seconds > 0 && !confirming &&
+        deadline_ - Clock::now() <
+            std::chrono::duration<double>((1 + HangModel::kConfirmFactor) * a + 5))
+      return base;
+    return a;
+  }
+  // The worker runs a task whose call was suspected of hanging on an earlier worker.
+  bool suspect_in_flight(const WorkerProcess &w) const {
+    return !w.outstanding.empty() && w.outstanding.front().kind == WorkItem::Kind::kTask &&
+           hang_suspects_.count(w.outstanding.front().task.index) != 0;
   }
 
   // Pumps until done() holds, the run is interrupted or the budget's wall passes.
@@ -147,6 +169,10 @@ class Campaign {
   std::vector<TimingStats> timings_;
   std::set<std::string> no_warm_up_;  // ops whose warm-up killed a worker
   std::set<int64_t> retried_;         // tasks run again after a device fault
+  mutable HangModel hang_model_;      // fed by allowance(), which sees every call in flight
+  std::set<int64_t> hang_suspects_;   // tasks killed below the case timeout, run once more
+  int64_t hangs_confirmed_ = 0;       // suspects that overran again
+  int64_t hangs_cleared_ = 0;         // suspects whose second run returned
   std::deque<Task> pending_;
   std::deque<CrashShrink> crash_queue_;
   std::optional<CrashShrinker> shrinker_;

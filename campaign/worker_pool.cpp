@@ -278,9 +278,13 @@ void WorkerPool::pump(int poll_ms, const Allowance &allowance, const LineHandler
       continue;
     }
     // The time inside one call of the SUT, against the allowance for that call.
-    if (__atomic_load_n(&w->trace->in_sut, __ATOMIC_SEQ_CST) &&
-        static_cast<double>(now_ns - w->trace->entered_ns) * 1e-9 > allowance(*w, *w->trace))
-      gone(*w, true, -1);
+    if (__atomic_load_n(&w->trace->in_sut, __ATOMIC_SEQ_CST)) {
+      const double limit = allowance(*w, *w->trace);
+      if (static_cast<double>(now_ns - w->trace->entered_ns) * 1e-9 > limit) {
+        w->killed_after = limit;
+        gone(*w, true, -1);
+      }
+    }
   }
   std::erase_if(workers_, [](const WorkerProcess &w) { return w.pid < 0; });
   if (reaped) end_leftovers();

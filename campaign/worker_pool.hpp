@@ -52,6 +52,7 @@ struct WorkerProcess {
   std::deque<WorkItem> outstanding;  // sent, not yet answered, in order
   int64_t tasks_sent = 0;
   double timeout_override = 0;  // > 0: the case timeout for this worker (shrinking a hang)
+  double killed_after = 0;      // > 0: the allowance its last call overran (it was killed)
 };
 
 // How a worker ended.

@@ -80,6 +80,7 @@ struct CampaignOptions {
                       skips_file, xfails_file, replay_case;
   int64_t cases = 0;
   bool quiet = false;
+  bool fixed_case_timeout = false;
   // run
   int shard_count = 0;
   bool no_corpus = false;

@@ -67,8 +67,12 @@ void add_campaign_options(CLI::App *c, CampaignOptions &o) {
                 "file of clause IDs or property names (Op/valid, Op/invalid) to skip");
   c->add_option("--xfails", o.xfails_file, "file of clause IDs expected to deviate");
   c->add_option("--case-timeout", o.cfg.case_timeout_seconds,
-                "seconds before a case counts as hung")
+                "seconds before a case counts as hung at the latest (a call that runs far "
+                "longer than the run's calls predict is suspected earlier, and hung if its "
+                "case overruns again on a fresh worker)")
       ->check(CLI::Range(0.001, 1e6));
+  c->add_flag("--fixed-case-timeout", o.fixed_case_timeout,
+              "no earlier suspicion: every call gets the whole --case-timeout");
   c->add_option("--clauses", o.cfg.clause_pattern,
                 "only clauses whose ID matches this ECMAScript regex (as ctest -R); the others "
                 "are skipped by selection and do not count");
@@ -89,6 +93,7 @@ void resolve_campaign_options(CampaignOptions &o) {
   const auto product = product_from_name(soc);
   if (!product) throw UsageError("--soc: unknown product '" + soc + "'");
   cfg.product = *product;
+  cfg.adaptive_hang_timeout = !o.fixed_case_timeout;
   cfg.product_emulation = emulation == "on"    ? ProductEmulation::kOn
                           : emulation == "off" ? ProductEmulation::kOff
                                                : ProductEmulation::kAuto;

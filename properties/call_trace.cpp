@@ -1,6 +1,7 @@
 #include "properties/call_trace.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 
@@ -68,8 +69,24 @@ void enter_sut(std::string_view call) {
   __atomic_store_n(&g_sink->in_sut, 1, __ATOMIC_SEQ_CST);
 }
 
+void set_case_bytes(long long bytes) {
+  if (g_sink) g_sink->case_bytes = bytes;
+}
+
 void leave_sut() {
-  if (g_sink) __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
+  if (g_sink) {
+    __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
+    if (!g_sink->first_call && g_sink->activity[0] == '\0') {
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      const long long ns =
+          static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec - g_sink->entered_ns;
+      const double ns_per_kib = 1024.0 * static_cast<double>(std::max(ns, 1LL)) /
+                                static_cast<double>(std::max(g_sink->case_bytes, kTimedMinBytes));
+      const int bucket = std::clamp(std::ilogb(std::max(ns_per_kib, 1.0)), 0, kRateBuckets - 1);
+      ++g_sink->calls_by_rate[bucket];
+    }
+  }
   if (g_after_sut) g_after_sut();
 }
 

@@ -11,6 +11,10 @@
 namespace aclnn_conform {
 
 // Fixed-size, trivially copyable: it lives in a MAP_SHARED page and is read after the writer died.
+// Cases smaller than this are timed as if they were this large (CallTrace::calls_by_rate).
+inline constexpr long long kTimedMinBytes = 64 << 10;
+inline constexpr int kRateBuckets = 48;
+
 struct CallTrace {
   char clause[64];       // the clause a failure of the call belongs to ("" = the case's own clause)
   char call[192];        // the call, e.g. "aclnnGeluBackwardGetWorkspaceSize(executor = NULL)"
@@ -39,7 +43,18 @@ struct CallTrace {
   int first_failed_status;
   int failures_since_ok;  // calls that failed since last_ok_call
   long long ok_calls;     // calls that succeeded so far (tells whose call last_ok_call was)
+  // How long calls normally take, for the campaign's adaptive hang threshold
+  // (campaign/hang_model.hpp): the bytes of the case in flight (its tensors' storages, set by
+  // run_case), and over this worker's completed calls that were no first calls and ran no
+  // activity apart from a task, how many took each rate in nanoseconds per byte of case (a case
+  // under kTimedMinBytes counted as that large, so that fixed costs do not look fast): bucket
+  // k holds rates below 2^(k+1) ns per KiB, the last one everything slower.
+  long long case_bytes;
+  long long calls_by_rate[kRateBuckets];
 };
+
+// The bytes of the case about to run (CallTrace::case_bytes).
+void set_case_bytes(long long bytes);
 
 // Called after every return from the SUT (leave_sut) when set: the campaign's worker checks there
 // what the SUT may have done to the process (descriptors, signal handlers). nullptr: none.

@@ -94,6 +94,9 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
   Outcome out;
   // The built-in library emulates the product named by ACLNN_CPU_SOC; other SUTs ignore it.
   setenv("ACLNN_CPU_SOC", std::string(product_name(c.product)).c_str(), 1);
+  long long case_bytes = 0;
+  for (const auto &[name, t] : c.tensors) case_bytes += static_cast<long long>(t.storage.size());
+  set_case_bytes(case_bytes);
   std::vector<std::unique_ptr<StagedTensor>> staged;
   std::vector<aclTensor *> tensors;
   for (const auto &[name, t] : c.tensors) {

@@ -24,6 +24,7 @@
 //       "thread"   returns, but leaves a thread writing into gradInput until the caller destroys
 //                  the tensor (at most 2 s; it never writes after the destroy),
 //       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
+//       "slow"     the 30th call in each process takes 1.2 s longer (slow once, not hung),
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe).
 #include <fcntl.h>
 #include <signal.h>
@@ -79,6 +80,9 @@ void hostile_before(const char *how) {
     std::exit(0);
   } else if (std::strcmp(how, "abort") == 0) {
     std::abort();
+  } else if (std::strcmp(how, "slow") == 0) {
+    static int calls = 0;
+    if (++calls == 30) std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   } else if (std::strcmp(how, "alloc") == 0) {
     constexpr size_t kBlock = size_t{256} << 20;
     for (int k = 0; k < 16; ++k) {

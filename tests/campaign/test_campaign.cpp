@@ -252,6 +252,36 @@ TEST(CampaignOnBrokenSut, SurvivesHangs) {
   EXPECT_EQ(r.deviations.front().clause.rfind("LN-VALUE-", 0), 0u) << r.deviations.front().clause;
 }
 
+// A hang is called a hang well before a long case timeout: once the run has timed its calls, a
+// call that overruns what they predict is killed, its case runs again on a fresh worker, and the
+// second overrun is the deviation (campaign/hang_model.hpp).
+TEST(CampaignOnBrokenSut, AHangIsCalledFromHowLongCallsTakeNotTheCaseTimeout) {
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("broken-adaptive-hang"));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = {"LayerNormBackward"};
+  cfg.cases = 400;
+  cfg.case_timeout_seconds = 60;
+  cfg.shrink_attempts = 20;  // the hang is the point here, not its smallest case
+  const CampaignResult r = run_campaign(cfg, log);
+  std::vector<Deviation> hangs;
+  for (const auto &d : r.deviations)
+    if (d.detail.find("on a second worker after the first was killed") != std::string::npos)
+      hangs.push_back(d);
+  ASSERT_FALSE(hangs.empty()) << "no hang was called below the case timeout";
+  for (const auto &d : hangs) {
+    EXPECT_EQ(d.kind, "timeout");
+    double limit = 0;
+    ASSERT_EQ(std::sscanf(d.detail.c_str() + d.detail.find("within ") + 7, "%lf", &limit), 1)
+        << d.detail;
+    EXPECT_LT(limit, 60) << d.detail;
+  }
+  bool told = false;
+  for (const auto &w : r.warnings)
+    told |= w.find("overran again and are recorded") != std::string::npos;
+  EXPECT_TRUE(told) << "the report does not say how hangs were called";
+}
+
 }  // namespace
 
 namespace {
@@ -371,6 +401,19 @@ TEST(CampaignOnHostileSut, AbortInsideACallIsACrash) {
   EXPECT_EQ(ds.front().call, "aclnnGeluBackward");
   EXPECT_NE(ds.front().detail.find("the SUT crashed in aclnnGeluBackward"), std::string::npos)
       << ds.front().detail;
+}
+
+// A call that is slow once (1.2 s, in each worker's 30th call) is suspected of hanging, but its
+// case returns on its second run: no hang is recorded, and the report says so. With the fixed
+// case timeout nothing is suspected.
+TEST(CampaignOnHostileSut, ACallThatIsSlowOnceIsNoHang) {
+  const CampaignResult r = hostile_campaign("slow", "hostile-slow", 300);
+  EXPECT_TRUE(deviations_with(r, "no return from").empty()) << "a slow call was called a hang";
+  bool cleared = false;
+  for (const auto &w : r.warnings)
+    cleared |= w.find("0 overran again") != std::string::npos &&
+               w.find("returned and were judged as usual") != std::string::npos;
+  EXPECT_TRUE(cleared) << "no call was suspected and cleared";
 }
 
 // Allocation without bound under the worker's memory limit (here 1 GiB): reported as memory
