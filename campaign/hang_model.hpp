@@ -17,7 +17,7 @@ namespace aclnn_conform {
 
 class HangModel {
  public:
-  static constexpr long long kMinCalls = 200;  // timed calls before the threshold adapts
+  static constexpr long long kMinCalls = 200;    // timed calls before the threshold adapts
   static constexpr long long kStallsPer = 1000;  // one call in this many may be slower
   static constexpr double kQuantile = 1 - 1.0 / kStallsPer;
   static constexpr double kFactor = 50;
