@@ -180,14 +180,15 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   }
   // A call killed below the case timeout is a suspect: its task runs once more on a fresh
   // worker with a wider allowance, and only a second overrun is recorded as a hang.
-  if (exit.timed_out && trace.in_sut && !trace.first_call && w.timeout_override <= 0 &&
-      w.killed_after > 0 && w.killed_after < case_timeout()) {
+  if (exit.timed_out && trace.in_sut && !trace.first_call) {
     hang_model_.observe(w.id, trace);
-    if (hang_suspects_.insert(t.index).second) {
+    if (hang_suspects_.count(t.index)) {
+      ++hangs_confirmed_;
+    } else if (w.timeout_override <= 0 && w.killed_after > 0 && w.killed_after < case_timeout()) {
+      hang_suspects_.insert(t.index);
       pending_.push_front(t);
       return;
     }
-    ++hangs_confirmed_;
   }
   const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
   PendingCrash p;

@@ -185,7 +185,8 @@ void Campaign::finish_result() {
         suspects, HangModel::kFactor, hang_model_.usual_ns_per_byte(), HangModel::kFloorSeconds,
         case_timeout(), HangModel::kConfirmFactor, hangs_confirmed_, hangs_cleared_,
         suspects > hangs_confirmed_ + hangs_cleared_
-            ? fmt::format(", {} did not run again before the run ended (not counted)",
+            ? fmt::format(", {} ended otherwise (e.g. crashed) or did not run again before the "
+                          "run ended",
                           suspects - hangs_confirmed_ - hangs_cleared_)
             : ""));
   }

@@ -87,6 +87,8 @@ class Campaign {
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
     if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
     if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0') return base;
+    // A crash's candidates keep the case timeout: there a slow candidate is no evidence.
+    if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout")) return base;
     const bool confirming = !w.shrinking && suspect_in_flight(w);
     const double a = hang_model_.allowance(t.case_bytes, base, confirming);
     if (cfg_.budget_seconds > 0 && !confirming &&
