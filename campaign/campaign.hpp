@@ -83,7 +83,7 @@ struct CampaignConfig {
   std::vector<std::string> xfails;  // clause IDs expected to deviate
   double case_timeout_seconds = 30;
   // Below the case timeout, a call is suspected of hanging from how long this run's calls take,
-  // and is called hung only if its case overruns again on a fresh worker (campaign/hang_model.hpp).
+  // and is called hung only if its case overruns again on another worker (campaign/hang_model.hpp).
   // false: the case timeout alone.
   bool adaptive_hang_timeout = true;
   // The allowance of first calls: a worker's start (loading the library, aclInit, aclrtSetDevice,

@@ -178,7 +178,7 @@ void Campaign::finish_result() {
     result_.warnings.push_back(fmt::format(
         "{} call(s) ran past the adaptive hang threshold ({:g} times what this run's usual "
         "slowest rate of {:.3g} ns per byte predicts for the case, at least {:g} s, at most the "
-        "{:.3g} s case timeout) and were killed; their cases ran again on fresh workers with {:g} "
+        "{:.3g} s case timeout) and were killed; their cases ran again on other workers with {:g} "
         "times "
         "the allowance: {} overran again and are recorded as hangs, {} returned and were judged "
         "as usual{}",

@@ -69,7 +69,7 @@ void add_campaign_options(CLI::App *c, CampaignOptions &o) {
   c->add_option("--case-timeout", o.cfg.case_timeout_seconds,
                 "seconds before a case counts as hung at the latest (a call that runs far "
                 "longer than the run's calls predict is suspected earlier, and hung if its "
-                "case overruns again on a fresh worker)")
+                "case overruns again on another worker)")
       ->check(CLI::Range(0.001, 1e6));
   c->add_flag("--fixed-case-timeout", o.fixed_case_timeout,
               "no earlier suspicion: every call gets the whole --case-timeout");

@@ -24,7 +24,8 @@
 //       "thread"   returns, but leaves a thread writing into gradInput until the caller destroys
 //                  the tensor (at most 2 s; it never writes after the destroy),
 //       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
-//       "slow"     the 30th call in each process takes 1.2 s longer (slow once, not hung),
+//       "slow"     one call of the whole run takes 3 s longer (slow once, not hung): a process's
+//                  40th call, in the first process to create the file ACLNN_BROKEN_SLOW_ONCE,
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe).
 #include <fcntl.h>
 #include <signal.h>
@@ -82,7 +83,14 @@ void hostile_before(const char *how) {
     std::abort();
   } else if (std::strcmp(how, "slow") == 0) {
     static int calls = 0;
-    if (++calls == 30) std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    const char *once = std::getenv("ACLNN_BROKEN_SLOW_ONCE");
+    if (++calls == 40 && once) {
+      const int fd = open(once, O_CREAT | O_EXCL | O_WRONLY, 0600);
+      if (fd >= 0) {
+        close(fd);
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+      }
+    }
   } else if (std::strcmp(how, "alloc") == 0) {
     constexpr size_t kBlock = size_t{256} << 20;
     for (int k = 0; k < 16; ++k) {
