@@ -3,9 +3,9 @@
 // calls' nanoseconds per byte of case, so that one stall of a loaded machine does not set it)
 // predicts for its case, and at least kFloorSeconds. A suspect is killed and its task run once
 // more (first in the queue, on another worker) with kConfirmFactor times that allowance; only a
-// second overrun is a hang. The configured case timeout stays the ceiling. So a hang costs a few seconds instead of
-// the whole case timeout, and a call that is merely slow once, or was starved by the machine, is
-// not called hung (docs/decisions.md, "Hang threshold").
+// second overrun is a hang. The configured case timeout stays the ceiling. So a hang costs a few
+// seconds instead of the whole case timeout, and a call that is merely slow once, or was starved by
+// the machine, is not called hung (docs/decisions.md, "Hang threshold").
 #pragma once
 
 #include <array>
