@@ -102,8 +102,9 @@ std::string Campaign::death_text(const WorkerProcess &w, const WorkerExit &exit)
     if (limit >= case_timeout() || trace.first_call)
       return fmt::format("no return from {} within {:.3g} s (killed)", call, limit);
     return fmt::format(
-        "no return from {} within {:.3g} s (killed), on a second worker after the first was "
-        "killed at 1/{:g} of that: {:.1f} % of this run's {} timed calls took less than {:.3g} "
+        "no return from {} within {:.3g} s (killed), on a second worker after an earlier one "
+        "was killed at about 1/{:g} of that: {:.1f} % of this run's {} timed calls took less than "
+        "{:.3g} "
         "ns per byte of case, which predicts {:.3g} s for this case of {} bytes (the hang "
         "threshold adapts below the {:.3g} s case timeout; --fixed-case-timeout turns that off)",
         call, limit, HangModel::kConfirmFactor, 100 * HangModel::kQuantile, hang_model_.calls(),
@@ -178,14 +179,13 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
     if (retried_.insert(t.index).second) pending_.push_front(t);
     return;
   }
-  // A call killed below the case timeout is a suspect: its task runs once more on a fresh
-  // worker with a wider allowance, and only a second overrun is recorded as a hang.
+  // A call killed below the case timeout is a suspect: its task runs once more, first in the
+  // queue, with a wider allowance, and only a second overrun is recorded as a hang.
   if (exit.timed_out && trace.in_sut && !trace.first_call) {
-    hang_model_.observe(w.id, trace);
-    if (hang_suspects_.count(t.index)) {
-      ++hangs_confirmed_;
+    if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end()) {
+      it->second = SecondRun::kOverran;
     } else if (w.timeout_override <= 0 && w.killed_after > 0 && w.killed_after < case_timeout()) {
-      hang_suspects_.insert(t.index);
+      hang_suspects_.emplace(t.index, SecondRun::kPending);
       pending_.push_front(t);
       return;
     }

@@ -113,7 +113,8 @@ void Campaign::tally(const std::string &clause, bool pass, const std::string &de
 
 void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   ++result_.cases;
-  if (hang_suspects_.count(t.index)) ++hangs_cleared_;
+  if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end())
+    it->second = SecondRun::kReturned;
   const double seconds = r.value("seconds", 0.0);
   const auto &results = r.at("results");
   // The task's time is shared by the clauses it reached.
@@ -174,21 +175,24 @@ void Campaign::finish_result() {
         "them (SIGKILL): a library should not leave processes behind (not an ABI deviation)",
         pool_.leftovers().size(), fmt::join(pool_.leftovers(), ", ")));
   if (!hang_suspects_.empty()) {
-    const auto suspects = static_cast<int64_t>(hang_suspects_.size());
+    const auto ended = [&](SecondRun how) {
+      return std::count_if(hang_suspects_.begin(), hang_suspects_.end(),
+                           [&](const auto &s) { return s.second == how; });
+    };
+    const auto otherwise = ended(SecondRun::kPending);
     result_.warnings.push_back(fmt::format(
         "{} call(s) ran past the adaptive hang threshold ({:g} times what this run's usual "
         "slowest rate of {:.3g} ns per byte predicts for the case, at least {:g} s, at most the "
-        "{:.3g} s case timeout) and were killed; their cases ran again on other workers with {:g} "
-        "times "
-        "the allowance: {} overran again and are recorded as hangs, {} returned and were judged "
-        "as usual{}",
-        suspects, HangModel::kFactor, hang_model_.usual_ns_per_byte(), HangModel::kFloorSeconds,
-        case_timeout(), HangModel::kConfirmFactor, hangs_confirmed_, hangs_cleared_,
-        suspects > hangs_confirmed_ + hangs_cleared_
-            ? fmt::format(", {} ended otherwise (e.g. crashed) or did not run again before the "
-                          "run ended",
-                          suspects - hangs_confirmed_ - hangs_cleared_)
-            : ""));
+        "{:.3g} s case timeout) and were killed; their cases ran again on other workers with "
+        "{:g} times the allowance: {} overran again and are recorded as hangs, {} returned and "
+        "were judged as usual{}",
+        hang_suspects_.size(), HangModel::kFactor, hang_model_.usual_ns_per_byte(),
+        HangModel::kFloorSeconds, case_timeout(), HangModel::kConfirmFactor,
+        ended(SecondRun::kOverran), ended(SecondRun::kReturned),
+        otherwise > 0 ? fmt::format(", {} ended otherwise (e.g. crashed) or did not run again "
+                                    "before the run ended",
+                                    otherwise)
+                      : ""));
   }
   result_.devices = devices_.usage();
   result_.first_calls = timings_;

@@ -172,9 +172,9 @@ class Campaign {
   std::set<std::string> no_warm_up_;  // ops whose warm-up killed a worker
   std::set<int64_t> retried_;         // tasks run again after a device fault
   mutable HangModel hang_model_;      // fed by allowance(), which sees every call in flight
-  std::set<int64_t> hang_suspects_;   // tasks killed below the case timeout, run once more
-  int64_t hangs_confirmed_ = 0;       // suspects that overran again
-  int64_t hangs_cleared_ = 0;         // suspects whose second run returned
+  // Tasks killed below the case timeout and run once more, and how that second run ended.
+  enum class SecondRun { kPending, kOverran, kReturned };
+  std::map<int64_t, SecondRun> hang_suspects_;
   std::deque<Task> pending_;
   std::deque<CrashShrink> crash_queue_;
   std::optional<CrashShrinker> shrinker_;

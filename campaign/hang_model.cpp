@@ -1,7 +1,6 @@
 #include "campaign/hang_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace aclnn_conform {
 
@@ -26,7 +25,7 @@ double HangModel::usual_ns_per_byte() const {
     below += total_[k];
     if (below >= faster) break;
   }
-  return std::ldexp(1.0, k + 1) / 1024.0;
+  return rate_bucket_limit_ns_per_byte(k);
 }
 
 double HangModel::predicted_seconds(long long case_bytes) const {

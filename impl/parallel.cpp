@@ -61,10 +61,7 @@ class Pool {
     job_ = nullptr;
   }
 
-  // Sanitizer builds only: LeakSanitizer stops and scans every live thread at exit, and its tracer
-  // sometimes crashes doing so (google/sanitizers#1353); with the workers joined first it has the
-  // exiting thread alone. Production builds keep the workers blocked until the process ends, so
-  // that exit() never waits on a job.
+  // Joins the workers for good (kJoinWorkersAtExit, parallel.hpp); later jobs run on the caller.
   void stop_at_exit() {
     std::lock_guard job_lock(job_mutex_);
     {
@@ -83,9 +80,9 @@ class Pool {
     const std::function<void(int64_t)> *body = nullptr;
     int64_t chunks = 0;
     std::atomic<int64_t> next{0};
-    int64_t completed = 0;     // guarded by mutex_
-    int slots = 0;             // guarded by mutex_
-    int refs = 0;              // guarded by mutex_
+    int64_t completed = 0;  // guarded by mutex_
+    int slots = 0;          // guarded by mutex_
+    int refs = 0;           // guarded by mutex_
     std::exception_ptr error;  // the first chunk's exception, guarded by mutex_
   };
 
@@ -140,18 +137,6 @@ class Pool {
   uint64_t generation_ = 0;
   bool stopped_ = false;  // guarded by mutex_ (and job_mutex_)
 };
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kJoinWorkersAtExit = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kJoinWorkersAtExit = true;
-#else
-constexpr bool kJoinWorkersAtExit = false;
-#endif
-#else
-constexpr bool kJoinWorkersAtExit = false;
-#endif
 
 Pool &pool() {
   static Pool *p = [] {

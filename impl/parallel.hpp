@@ -17,4 +17,19 @@ int num_threads();
 // If a chunk throws, the other chunks still run and the first exception is rethrown to the caller.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)> &body);
 
+// Whether exit joins the pool's workers: in AddressSanitizer builds only, so that LeakSanitizer's
+// check at exit has one thread to stop (its tracer sometimes crashes scanning more,
+// google/sanitizers#1353); production builds leave them blocked, so exit never waits on a job.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kJoinWorkersAtExit = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kJoinWorkersAtExit = true;
+#else
+inline constexpr bool kJoinWorkersAtExit = false;
+#endif
+#else
+inline constexpr bool kJoinWorkersAtExit = false;
+#endif
+
 }  // namespace aclnn_cpu

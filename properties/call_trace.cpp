@@ -69,6 +69,17 @@ void enter_sut(std::string_view call) {
   __atomic_store_n(&g_sink->in_sut, 1, __ATOMIC_SEQ_CST);
 }
 
+// Bucket k: rates in [2^k, 2^(k+1)) ns per KiB (the first also below, the last also above).
+int rate_bucket(long long ns, long long case_bytes) {
+  const double ns_per_kib = 1024.0 * static_cast<double>(std::max(ns, 1LL)) /
+                            static_cast<double>(std::max(case_bytes, kTimedMinBytes));
+  return std::clamp(std::ilogb(std::max(ns_per_kib, 1.0)), 0, kRateBuckets - 1);
+}
+
+double rate_bucket_limit_ns_per_byte(int bucket) {
+  return std::ldexp(1.0, bucket + 1) / 1024.0;
+}
+
 void set_case_bytes(long long bytes) {
   if (g_sink) g_sink->case_bytes = bytes;
 }
@@ -81,10 +92,7 @@ void leave_sut() {
       clock_gettime(CLOCK_MONOTONIC, &now);
       const long long ns =
           static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec - g_sink->entered_ns;
-      const double ns_per_kib = 1024.0 * static_cast<double>(std::max(ns, 1LL)) /
-                                static_cast<double>(std::max(g_sink->case_bytes, kTimedMinBytes));
-      const int bucket = std::clamp(std::ilogb(std::max(ns_per_kib, 1.0)), 0, kRateBuckets - 1);
-      ++g_sink->calls_by_rate[bucket];
+      ++g_sink->calls_by_rate[rate_bucket(ns, g_sink->case_bytes)];
     }
   }
   if (g_after_sut) g_after_sut();

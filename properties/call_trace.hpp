@@ -10,11 +10,16 @@
 
 namespace aclnn_conform {
 
-// Fixed-size, trivially copyable: it lives in a MAP_SHARED page and is read after the writer died.
 // Cases smaller than this are timed as if they were this large (CallTrace::calls_by_rate).
 inline constexpr long long kTimedMinBytes = 64 << 10;
 inline constexpr int kRateBuckets = 48;
 
+// The bucket of CallTrace::calls_by_rate that a call of `ns` nanoseconds on a case of
+// `case_bytes` falls in, and the rate (ns per byte) below which a bucket's calls all were.
+int rate_bucket(long long ns, long long case_bytes);
+double rate_bucket_limit_ns_per_byte(int bucket);
+
+// Fixed-size, trivially copyable: it lives in a MAP_SHARED page and is read after the writer died.
 struct CallTrace {
   char clause[64];       // the clause a failure of the call belongs to ("" = the case's own clause)
   char call[192];        // the call, e.g. "aclnnGeluBackwardGetWorkspaceSize(executor = NULL)"

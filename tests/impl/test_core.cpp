@@ -24,8 +24,8 @@ namespace {
 TEST(AclCreateTensor, AcceptsAStridedViewInsideItsStorage) {
   std::vector<float> storage(12);
   const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
-  aclTensor *t =
-      aclCreateTensor(dims, 2, ACL_FLOAT, strides, 1, ACL_FORMAT_ND, sdims, 1, storage.data());
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 1, ACL_FORMAT_ND, sdims, 1,
+                                 storage.data());
   ASSERT_NE(t, nullptr);  // reaches storage index 1 + 6 + 4 = 11 < 12
   int64_t *shape = nullptr;
   uint64_t n = 0;
@@ -44,31 +44,28 @@ TEST(AclCreateTensor, RejectsInvalidArguments) {
   std::vector<float> storage(12);
   const int64_t dims[] = {2, 3}, strides[] = {6, 2}, sdims[] = {12};
   // The view reaches index 2 + 6 + 4 = 12: outside a 12-element storage.
-  EXPECT_EQ(
-      aclCreateTensor(dims, 2, ACL_FLOAT, strides, 2, ACL_FORMAT_ND, sdims, 1, storage.data()),
-      nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, 2, ACL_FORMAT_ND, sdims, 1, storage.data()),
+            nullptr);
   const int64_t neg_dims[] = {-1, 3};
-  EXPECT_EQ(
-      aclCreateTensor(neg_dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, sdims, 1, storage.data()),
-      nullptr);
+  EXPECT_EQ(aclCreateTensor(neg_dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, sdims, 1,
+                            storage.data()),
+            nullptr);
   const int64_t neg_strides[] = {6, -2};
-  EXPECT_EQ(
-      aclCreateTensor(dims, 2, ACL_FLOAT, neg_strides, 0, ACL_FORMAT_ND, sdims, 1, storage.data()),
-      nullptr);
-  EXPECT_EQ(
-      aclCreateTensor(dims, 2, ACL_FLOAT, strides, -1, ACL_FORMAT_ND, sdims, 1, storage.data()),
-      nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, neg_strides, 0, ACL_FORMAT_ND, sdims, 1,
+                            storage.data()),
+            nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, strides, -1, ACL_FORMAT_ND, sdims, 1, storage.data()),
+            nullptr);
   const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 40};
   const int64_t one_strides[] = {1, 1};
-  EXPECT_EQ(
-      aclCreateTensor(huge, 2, ACL_FLOAT, one_strides, 0, ACL_FORMAT_ND, huge, 2, storage.data()),
-      nullptr);
+  EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, one_strides, 0, ACL_FORMAT_ND, huge, 2,
+                            storage.data()),
+            nullptr);
 }
 
 TEST(AclCreateTensor, EmptyViewNeedsNoStorage) {
   const int64_t dims[] = {0, 3}, strides[] = {3, 1}, sdims[] = {0};
-  aclTensor *t =
-      aclCreateTensor(dims, 2, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, sdims, 1, nullptr);
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, sdims, 1, nullptr);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(aclnn_cpu::numel(*t), 0);
   aclDestroyTensor(t);
@@ -145,17 +142,7 @@ int threads_of_this_process() {
 }
 
 TEST(ParallelForDeathTest, ExitJoinsTheWorkersOnlyInSanitizerBuilds) {
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr int kThreadsAtExit = 1;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr int kThreadsAtExit = 1;
-#else
-  constexpr int kThreadsAtExit = 4;
-#endif
-#else
-  constexpr int kThreadsAtExit = 4;
-#endif
+  constexpr int kThreadsAtExit = aclnn_cpu::kJoinWorkersAtExit ? 1 : 4;
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
