@@ -223,10 +223,10 @@ PrecisionStats precision_from_json(const nlohmann::json &j) {
   return p;
 }
 
-std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case &c,
-                                              const Outcome &got, const Outcome *competitor,
-                                              const std::string &competitor_name, uint64_t seed_key,
-                                              const std::string &origin) {
+std::vector<PrecisionStats> collect_precision(
+    const OpDescriptor &op, const Case &c, const Outcome &got, const Outcome *competitor,
+    const std::string &competitor_name, uint64_t seed_key, const std::string &origin,
+    const std::vector<aclnn_ref::ExpectedOutput> *record_values) {
   std::map<DType, PrecisionStats> rows;
   // Per dtype row and kit standard: the outcome on each output of that dtype.
   using Outcomes = std::vector<std::pair<std::string, aclnn_ref::kits::StandardOutcome>>;
@@ -234,7 +234,10 @@ std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case
   if (got.harness_error || got.status != 0) return {};
   const bool paired = competitor && !competitor->harness_error && competitor->status == 0 &&
                       competitor->storage_after.size() == got.storage_after.size();
-  const auto expected = op.values(c, {});
+  // The record's values: the judge's when it computed them (record_values), else evaluated here.
+  std::vector<aclnn_ref::ExpectedOutput> evaluated;
+  if (!record_values) evaluated = op.values(c, {});
+  const auto &expected = record_values ? *record_values : evaluated;
   constexpr size_t kPerCase = 32, kWorstPerCase = 4;
   for (size_t e = 0; e < expected.size(); ++e) {
     const auto &exp = expected[e];

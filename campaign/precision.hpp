@@ -81,10 +81,10 @@ PrecisionStats precision_from_json(const nlohmann::json &j);
 // SUT's outcome, competitor (may be null) the second library's on the same case. seed_key makes
 // the sample keys differ between cases; origin names the case in the kits' tallies (their worst
 // case). Returns one entry per output dtype, with every kit standard judged on the case.
-std::vector<PrecisionStats> collect_precision(const OpDescriptor &op, const Case &c,
-                                              const Outcome &got, const Outcome *competitor,
-                                              const std::string &competitor_name, uint64_t seed_key,
-                                              const std::string &origin = "");
+std::vector<PrecisionStats> collect_precision(
+    const OpDescriptor &op, const Case &c, const Outcome &got, const Outcome *competitor,
+    const std::string &competitor_name, uint64_t seed_key, const std::string &origin = "",
+    const std::vector<aclnn_ref::ExpectedOutput> *record_values = nullptr);
 
 // One precision standard's result on a PrecisionStats row, for the reports.
 struct StandardResult {

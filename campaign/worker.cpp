@@ -202,15 +202,16 @@ std::string status_clause(const aclnn_ref::Verdict &v) {
 // The precision standards' tallies of a valid call the SUT ran (precision.hpp), with the
 // competitor run on the same case. Reported only: an oracle failure here judges nothing.
 nlohmann::json precision_json(const Task &t, const Case &c, const Outcome &o,
-                              const WorkerContext &ctx) {
+                              const WorkerContext &ctx, const Judgement &j) {
   nlohmann::json out = nlohmann::json::array();
   if (o.harness_error || o.status != 0 || !t.op->check(c, {}).ok()) return out;
   try {
     std::optional<Outcome> other;
     if (ctx.competitor) other = run_case(*ctx.competitor, *t.op, c);
     const uint64_t key = std::hash<std::string>{}(t.origin);
+    const auto *record = j.expected && j.expected_is_record ? j.expected.get() : nullptr;
     for (const auto &p : collect_precision(*t.op, c, o, other ? &*other : nullptr,
-                                           ctx.cfg->competitor, key, t.origin)) {
+                                           ctx.cfg->competitor, key, t.origin, record)) {
       auto j = to_json(p);
       j["op"] = p.op;
       j["dtype"] = p.dtype;
@@ -311,7 +312,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   for (const auto &cmp : jd.j.comparisons)
     if (!cmp.untouched_check && cmp.count > 0 && cmp.error.empty())
       r["comparisons"].push_back(comparison_json(op, cmp));
-  r["precision"] = precision_json(t, c, o, ctx);
+  r["precision"] = precision_json(t, c, o, ctx, jd.j);
   if (jd.target.empty()) {
     r["seconds"] = seconds();
     return r;

@@ -570,16 +570,17 @@ rc::Gen<Case> enlarged(rc::Gen<Case> valid, std::string output, int64_t min_elem
   });
 }
 
-RangeLimitTable::RangeLimitTable(const std::function<long double(long double)> &factor)
-    : f16_(range_limit_pairs(DType::kFloat16, factor)),
-      bf16_(range_limit_pairs(DType::kBFloat16, factor)),
-      f32_(range_limit_pairs(DType::kFloat32, factor)) {}
+RangeLimitTable::RangeLimitTable(std::function<long double(long double)> factor)
+    : factor_(std::move(factor)) {}
 
 const RangeLimitPairs &RangeLimitTable::operator()(DType dtype) const {
-  return dtype == DType::kFloat16    ? f16_
-         : dtype == DType::kBFloat16 ? bf16_
-         : dtype == DType::kFloat32  ? f32_
-                                     : none_;
+  const int i = dtype == DType::kFloat16    ? 0
+                : dtype == DType::kBFloat16 ? 1
+                : dtype == DType::kFloat32  ? 2
+                                            : -1;
+  if (i < 0) return none_;
+  std::call_once(built_[i], [&] { pairs_[i] = range_limit_pairs(dtype, factor_); });
+  return pairs_[i];
 }
 
 RangeLimitPairs range_limit_pairs(DType dtype,

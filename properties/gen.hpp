@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -155,15 +156,19 @@ struct RangeLimitPairs {
 };
 RangeLimitPairs range_limit_pairs(DType dtype,
                                   const std::function<long double(long double)> &factor);
-// range_limit_pairs of fp16, bf16 and fp32 for one factor, computed together once: an op keeps
-// one (a function-local static) for sometimes_at_range_limits' `pairs`.
+// range_limit_pairs of fp16, bf16 and fp32 for one factor, each computed once, when a case of
+// its dtype first asks (a tenth of a second each: a worker pays only for the dtypes it draws).
+// An op keeps one (a function-local static) for sometimes_at_range_limits' `pairs`.
 class RangeLimitTable {
  public:
-  explicit RangeLimitTable(const std::function<long double(long double)> &factor);
+  explicit RangeLimitTable(std::function<long double(long double)> factor);
   const RangeLimitPairs &operator()(DType dtype) const;
 
  private:
-  RangeLimitPairs f16_, bf16_, f32_, none_;
+  std::function<long double(long double)> factor_;
+  mutable std::once_flag built_[3];
+  mutable RangeLimitPairs pairs_[3];  // fp16, bf16, fp32
+  RangeLimitPairs none_;
 };
 
 // One valid case in one_in (at every size; the choice shrinks to "none") gets up to four such

@@ -261,8 +261,10 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
   for (const auto &clause : reached) j.add(clause, true);
   j.add("ABI-DTYPE-1", true);  // the call's dtype enum values were understood
 
-  const auto expected = op.values(c, policy.variants);
-  for (const auto &e : expected) {
+  j.expected =
+      std::make_shared<const std::vector<aclnn_ref::ExpectedOutput>>(op.values(c, policy.variants));
+  j.expected_is_record = policy.variants.names().empty();
+  for (const auto &e : *j.expected) {
     size_t i = 0;
     while (i < c.tensors.size() && c.tensors[i].first != e.name) ++i;
     if (i == c.tensors.size() || !c.tensors[i].second.present) continue;

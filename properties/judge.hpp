@@ -3,6 +3,7 @@
 // views, error texts). The result is a verdict per clause the case reached.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct ClauseResult {
 struct Judgement {
   std::vector<ClauseResult> results;               // one per clause reached; a failure dominates
   std::vector<aclnn_ref::Comparison> comparisons;  // per compared output (histograms, MERE/MARE)
+  // The oracle's values the outputs were compared with, when the call was valid and ran (null
+  // otherwise), and whether they are the record's (no variant): the precision tallies reuse them
+  // instead of evaluating the oracle a second time.
+  std::shared_ptr<const std::vector<aclnn_ref::ExpectedOutput>> expected;
+  bool expected_is_record = false;
   bool pass() const;
   // The failing clauses with their details, one per line.
   std::string failures() const;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "reference/exact.hpp"
+
 namespace aclnn_ref {
 namespace {
 
@@ -148,6 +150,18 @@ std::optional<uint64_t> round_if_decided(mpfr_srcptr x, mpfr_srcptr err, DType o
 }
 
 uint64_t bits_from_double(double v, DType out) {
+  // The float dtypes take exact::fast_round_double's single RNE rounding (the same bits, NaN
+  // included: tests/reference checks it); the generators call this per element, and MPFR's
+  // rounding made their tables take most of a worker's start.
+  switch (out) {
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return exact::fast_round_double(v, out);
+    default:
+      break;
+  }
   Mpfr m(53);
   mpfr_set_d(m.v, v, MPFR_RNDN);  // exact
   return round_to_bits(m.v, out);

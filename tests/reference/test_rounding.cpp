@@ -3,6 +3,9 @@
 #include <mpfr.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
 
 #include "reference/dtype.hpp"
 #include "reference/rounding.hpp"
@@ -40,8 +43,12 @@ void check_format(DType t, uint16_t max_finite) {
   }
 }
 
-TEST(Rounding, Fp16AllValuesAndMidpoints) { check_format(DType::kFloat16, 0x7bff); }
-TEST(Rounding, Bf16AllValuesAndMidpoints) { check_format(DType::kBFloat16, 0x7f7f); }
+TEST(Rounding, Fp16AllValuesAndMidpoints) {
+  check_format(DType::kFloat16, 0x7bff);
+}
+TEST(Rounding, Bf16AllValuesAndMidpoints) {
+  check_format(DType::kBFloat16, 0x7f7f);
+}
 
 TEST(Rounding, OverflowAndUnderflowThresholds) {
   Mp x;
@@ -62,6 +69,40 @@ TEST(Rounding, OverflowAndUnderflowThresholds) {
   EXPECT_EQ(aclnn_ref::round_to_bits(x.v, DType::kFloat32), 0x7f7fffffu);
   mpfr_set_d(x.v, 0x1.ffffffp127, MPFR_RNDN);
   EXPECT_EQ(aclnn_ref::round_to_bits(x.v, DType::kFloat32), 0x7f800000u);
+}
+
+// bits_from_double takes the fast conversion for the float dtypes (the generators call it per
+// element): it must give round_to_bits' bits for every double, ties, specials and NaN included.
+TEST(Rounding, BitsFromDoubleIsTheOneRoundingOfTheDouble) {
+  Mp x;
+  std::mt19937_64 rng(20261127);
+  int64_t checked = 0;
+  const auto check = [&](double v, DType t) {
+    mpfr_set_d(x.v, v, MPFR_RNDN);
+    const uint64_t want = aclnn_ref::round_to_bits(x.v, t);
+    ASSERT_EQ(aclnn_ref::bits_from_double(v, t), want)
+        << std::hexfloat << v << " dtype " << aclnn_ref::dtype_name(t);
+    ++checked;
+  };
+  for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64}) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (double v : {0.0, -0.0, inf, -inf, nan, -nan, 65520.0, 65519.99, 0x1p-25, 0x1.0000001p-25,
+                     0x1.fffffeffffp127, 0x1.ffffffp127, 0x1p-150, 0x1p-1074})
+      check(v, t);
+    for (int i = 0; i < 200000; ++i) {
+      const uint64_t bits = rng();
+      double v;
+      std::memcpy(&v, &bits, sizeof v);
+      check(v, t);  // any double: NaN payloads, subnormals, huge values
+      // Values on and between the 16- and 32-bit grids: exact midpoints are ties.
+      const double grid =
+          std::ldexp(static_cast<double>((rng() >> 40) | 1), static_cast<int>(rng() % 300) - 173);
+      check(grid, t);
+      check(-grid, t);
+    }
+  }
+  EXPECT_EQ(checked, 4 * (14 + 3 * 200000));
 }
 
 TEST(Rounding, IntegersRoundHalfToEvenAndSaturate) {
