@@ -53,6 +53,10 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
     case record_tag::kEmulation:
       emulation_answer_ = j;
       return;
+    case record_tag::kFound:  // the task in hand deviated; its result comes after the shrink
+      if (!w.outstanding.empty())
+        found_at_[w.outstanding.front().task.index] = {seconds_since(start_), result_.cases + 1};
+      return;
     default:
       break;
   }
@@ -133,6 +137,10 @@ void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
     }
   if (!r.contains("deviation")) return;
   Deviation d = deviation_from_json(r.at("deviation"));
+  if (const auto it = found_at_.find(t.index); it != found_at_.end()) {
+    std::tie(d.found_at_seconds, d.found_at_case) = it->second;
+    found_at_.erase(it);
+  }
   d.op = t.op->name;
   d.origin = t.origin;
   d.device = device;

@@ -175,6 +175,8 @@ class Campaign {
   // Tasks killed below the case timeout and run once more, and how that second run ended.
   enum class SecondRun { kPending, kOverran, kReturned };
   std::map<int64_t, SecondRun> hang_suspects_;
+  // Tasks whose deviation a worker has seen and is shrinking: when, and after how many cases.
+  std::map<int64_t, std::pair<double, int64_t>> found_at_;
   std::deque<Task> pending_;
   std::deque<CrashShrink> crash_queue_;
   std::optional<CrashShrinker> shrinker_;

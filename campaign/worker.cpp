@@ -321,6 +321,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   const std::string target = jd.target;
   int steps = 0;
   if (t.generated() && !ctx.saturated.count(target)) {
+    if (ctx.on_found) ctx.on_found(target);
     // The outcome of the last accepted candidate, which is the shrunk case: judged as it was seen
     // to fail, not re-run (a failure that depends on timing, such as a write after the call
     // returned, need not recur, and the record would name a clause without its detail).

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -30,6 +31,9 @@ struct WorkerContext {
   const CampaignConfig *cfg = nullptr;
   std::set<std::string> saturated;  // clauses with enough kept counterexamples: no shrinking
   WorkerClock::time_point deadline = WorkerClock::time_point::max();  // the budget's wall
+  // Called with the clause when a task's case is seen to deviate, before it is shrunk (the
+  // campaign times the deviation from then: a shrink can take seconds).
+  std::function<void(const std::string &clause)> on_found;
 };
 
 // Runs one task and returns its result record (see worker.cpp for the fields).

@@ -164,6 +164,9 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
       warm_up(w, *t.op, records);
       reset_trace(w.trace);
       begin_unit(w, t);
+      w.ctx.on_found = [&records](const std::string &clause) {
+        records.send(record_tag::kFound, {{"clause", clause}});
+      };
       r = run_task(t, w.ctx);
     } catch (const std::exception &e) {
       end_unit(w);

@@ -41,6 +41,8 @@ constexpr char kEmulation = 'P';
 constexpr char kError = 'E';
 constexpr char kNote = 'N';
 constexpr char kWarmUp = 'W';
+// A task's call deviated and its shrink starts: the deviation is found now (its result follows).
+constexpr char kFound = 'F';
 }  // namespace record_tag
 
 // A command line (with its newline).

@@ -41,7 +41,15 @@ inline void PrintTo(const EdgeCase &row, std::ostream *os) {
   *os << row.clause << ": " << row.title;
 }
 
-// All rows of all ops: each registry op's table (OpDescriptor::edge_cases), in registry order.
+// VAL-OVERFLOW-1 at the limits of each float output dtype, for an op with
+// OpDescriptor::range_limits: per dtype one row whose (x, dy) pairs put the exact result within
+// half an ulp of float of the overflow threshold, the smallest normal and half the smallest
+// subnormal (gen::range_limit_pairs), where a result computed in float and rounded again, or
+// truncated, or flushed to zero, lands on the wrong side. Judged by the oracle; no literals.
+std::vector<EdgeCase> range_limit_rows(const OpDescriptor &op);
+
+// All rows of all ops: each registry op's table (OpDescriptor::edge_cases) and its
+// range_limit_rows, in registry order.
 std::vector<EdgeCase> all_edge_cases();
 
 // The row's own literal statements checked on an outcome of its call: the status (not for a

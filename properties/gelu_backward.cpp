@@ -243,6 +243,7 @@ OpDescriptor make() {
   d.edge_cases = gelu_backward_edge_cases;
   d.clauses = clauses_from_catalogue(d);
   d.error_axis_input = "self";
+  d.range_limits = {factor, {"gradOutput", "self", "gradInput"}, "self", "gradOutput", {}};
   return d;
 }
 

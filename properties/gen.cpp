@@ -584,7 +584,8 @@ const RangeLimitPairs &RangeLimitTable::operator()(DType dtype) const {
 }
 
 RangeLimitPairs range_limit_pairs(DType dtype,
-                                  const std::function<long double(long double)> &factor) {
+                                  const std::function<long double(long double)> &factor,
+                                  int x_stride) {
   int m = 0, emax = 0, emin = 0;  // fraction bits, largest and smallest normal exponents
   if (dtype == DType::kFloat16)
     m = 10, emax = 15, emin = -14;
@@ -631,14 +632,15 @@ RangeLimitPairs range_limit_pairs(DType dtype,
       }
     }
   };
-  if (width == 16) {
-    for (uint64_t xb = 0; xb < 0x10000; ++xb) try_x(xb);
-  } else {
-    for (uint64_t i = 0; i < 0x10000; ++i) {  // every sign and exponent, scattered fractions
-      uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
-      z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+  const uint64_t stride = static_cast<uint64_t>(std::max(1, x_stride));
+  for (uint64_t j = 0; j < 0x10000 / stride; ++j) {
+    uint64_t z = (j + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+    const uint64_t i = j * stride + (z >> 32) % stride;  // one of each stride values
+    if (width == 16)
+      try_x(i);
+    else  // every sign and exponent, scattered fractions
       try_x((i << 16) | ((z >> 40) & 0xffff));
-    }
   }
   // Per limit: the closest (at most 256, spread over the list), then at most 64 of the others,
   // each with both signs of dy.

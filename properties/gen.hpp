@@ -154,8 +154,10 @@ struct RangeLimitPairs {
   BitsPairs overflow, min_normal, underflow;
   bool empty() const { return overflow.empty() && min_normal.empty() && underflow.empty(); }
 };
+// x_stride > 1 tries one x in x_stride (scattered), for a quicker, sparser table.
 RangeLimitPairs range_limit_pairs(DType dtype,
-                                  const std::function<long double(long double)> &factor);
+                                  const std::function<long double(long double)> &factor,
+                                  int x_stride = 1);
 // range_limit_pairs of fp16, bf16 and fp32 for one factor, each computed once, when a case of
 // its dtype first asks (a tenth of a second each: a worker pays only for the dtypes it draws).
 // An op keeps one (a function-local static) for sometimes_at_range_limits' `pairs`.

@@ -272,6 +272,8 @@ OpDescriptor make() {
   d.edge_cases = logit_grad_edge_cases;
   d.clauses = clauses_from_catalogue(d);
   d.error_axis_input = "x";
+  // eps 0.001: factor() places x in [0.01, 0.99], inside the range.
+  d.range_limits = {factor, {"x", "dy", "out"}, "x", "dy", {{"eps", 0.001}}};
   return d;
 }
 

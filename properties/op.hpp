@@ -87,6 +87,18 @@ struct OpDescriptor {
   // The input an elementwise op's error depends on (where GELU's root or logit's 0 and 1 are):
   // the precision tallies' axis (campaign/precision.cpp); "" where the error has no such input.
   std::string error_axis_input;
+  // An elementwise op whose result is dy times an exact factor of one input x: the factor (NaN
+  // where an element should not be placed), and a valid contiguous call of one float dtype with
+  // `tensors` (in the call's order; x, dy and outputs[0] among them) and `attrs`. The edge rows
+  // put (x, dy) pairs at the limits of each float output dtype's range with it
+  // (edge_cases/edge_case.cpp, range_limit_rows). factor empty: the op has none.
+  struct RangeLimits {
+    std::function<long double(long double)> factor;
+    std::vector<std::string> tensors;
+    std::string x, dy;
+    std::vector<std::pair<std::string, double>> attrs;
+  };
+  RangeLimits range_limits;
 };
 
 // The op's clauses: catalogue_op's in the catalogue's order, less clauses_of_other_variants, then

@@ -279,6 +279,7 @@ OpDescriptor make() {
   d.edge_cases = selu_backward_edge_cases;
   d.clauses = clauses_from_catalogue(d);
   d.error_axis_input = "result";
+  d.range_limits = {factor, {"gradOutput", "result", "gradInput"}, "result", "gradOutput", {}};
   return d;
 }
 
