@@ -11,11 +11,11 @@
 #include <regex>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "campaign/causes.hpp"
-#include "edge_cases/edge_case.hpp"
 
 namespace aclnn_conform {
 
@@ -162,19 +162,12 @@ namespace {
 // Where a counterexample lies in the seed space: stored cases (replayed first) before generated
 // ones, generated ones by their index ("seed 0x.. index K ...").
 int64_t seed_space_position(const Deviation &d) {
-  // Edge rows run first, in the table's order, however the shards split them: a merge keeps the
-  // rows' counterexamples in that order, as one process does.
-  if (d.origin.rfind("edge row ", 0) == 0) {
-    static const std::unordered_map<std::string, int64_t> rows = [] {
-      std::unordered_map<std::string, int64_t> m;
-      const auto all = all_edge_cases();
-      for (size_t i = 0; i < all.size(); ++i)
-        m.try_emplace("edge row " + all[i].clause + ": " + all[i].title, static_cast<int64_t>(i));
-      return m;
-    }();
-    const auto it = rows.find(d.origin);
-    return it == rows.end() ? -1 : std::numeric_limits<int32_t>::min() + it->second;
-  }
+  // Edge rows ("edge row N CLAUSE: ...") run first, in the table's order, however the shards
+  // split them: a merge keeps the rows' counterexamples in that order, as one process does.
+  constexpr std::string_view kEdgeRow = "edge row ";
+  if (d.origin.rfind(kEdgeRow, 0) == 0)
+    return std::numeric_limits<int32_t>::min() +
+           std::strtoll(d.origin.c_str() + kEdgeRow.size(), nullptr, 10);
   const auto at = d.origin.find(" index ");
   if (at == std::string::npos) return -1;
   return std::strtoll(d.origin.c_str() + at + 7, nullptr, 10);

@@ -163,7 +163,7 @@ std::vector<Task> edge_tasks(const std::vector<const OpDescriptor *> &ops) {
     t.row = std::make_shared<const EdgeCase>(row);
     t.stored = std::make_shared<const Case>(row.call);
     t.edge_row = position;
-    t.origin = fmt::format("edge row {}: {}", row.clause, row.title);
+    t.origin = fmt::format("edge row {} {}: {}", position, row.clause, row.title);
     tasks.push_back(std::move(t));
   }
   return tasks;

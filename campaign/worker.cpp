@@ -209,9 +209,9 @@ nlohmann::json precision_json(const Task &t, const Case &c, const Outcome &o,
     std::optional<Outcome> other;
     if (ctx.competitor) other = run_case(*ctx.competitor, *t.op, c);
     const uint64_t key = std::hash<std::string>{}(t.origin);
-    const auto *record = j.expected && j.expected_is_record ? j.expected.get() : nullptr;
+    // judge_task's first judgement is against the record (variants only explain failures).
     for (const auto &p : collect_precision(*t.op, c, o, other ? &*other : nullptr,
-                                           ctx.cfg->competitor, key, t.origin, record)) {
+                                           ctx.cfg->competitor, key, t.origin, j.expected.get())) {
       auto j = to_json(p);
       j["op"] = p.op;
       j["dtype"] = p.dtype;

@@ -155,6 +155,9 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
     w.ctx.saturated = command["saturated"].get<std::set<std::string>>();
   if (command.contains("deadline_ns"))
     w.ctx.deadline = Clock::time_point(std::chrono::nanoseconds(command["deadline_ns"]));
+  w.ctx.on_found = [&records](const std::string &clause) {
+    records.send(record_tag::kFound, {{"clause", clause}});
+  };
   for (const auto &tj : command.at("tasks")) {
     reset_trace(w.trace);
     nlohmann::json r;
@@ -164,9 +167,6 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
       warm_up(w, *t.op, records);
       reset_trace(w.trace);
       begin_unit(w, t);
-      w.ctx.on_found = [&records](const std::string &clause) {
-        records.send(record_tag::kFound, {{"clause", clause}});
-      };
       r = run_task(t, w.ctx);
     } catch (const std::exception &e) {
       end_unit(w);

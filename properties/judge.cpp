@@ -263,7 +263,6 @@ Judgement judge(const OpDescriptor &op, const Case &c, const Outcome &o,
 
   j.expected =
       std::make_shared<const std::vector<aclnn_ref::ExpectedOutput>>(op.values(c, policy.variants));
-  j.expected_is_record = policy.variants.names().empty();
   for (const auto &e : *j.expected) {
     size_t i = 0;
     while (i < c.tensors.size() && c.tensors[i].first != e.name) ++i;

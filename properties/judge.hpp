@@ -39,11 +39,9 @@ struct ClauseResult {
 struct Judgement {
   std::vector<ClauseResult> results;               // one per clause reached; a failure dominates
   std::vector<aclnn_ref::Comparison> comparisons;  // per compared output (histograms, MERE/MARE)
-  // The oracle's values the outputs were compared with, when the call was valid and ran (null
-  // otherwise), and whether they are the record's (no variant): the precision tallies reuse them
-  // instead of evaluating the oracle a second time.
+  // The oracle's values (under the policy's variants) the outputs were compared with, when the
+  // call was valid and ran; null otherwise. The precision tallies reuse the record's.
   std::shared_ptr<const std::vector<aclnn_ref::ExpectedOutput>> expected;
-  bool expected_is_record = false;
   bool pass() const;
   // The failing clauses with their details, one per line.
   std::string failures() const;
