@@ -579,7 +579,9 @@ const RangeLimitPairs &RangeLimitTable::operator()(DType dtype) const {
                 : dtype == DType::kFloat32  ? 2
                                             : -1;
   if (i < 0) return none_;
-  std::call_once(built_[i], [&] { pairs_[i] = range_limit_pairs(dtype, factor_); });
+  const std::lock_guard lock(mutex_);
+  if (!built_[i]) pairs_[i] = range_limit_pairs(dtype, factor_);
+  built_[i] = true;
   return pairs_[i];
 }
 

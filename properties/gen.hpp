@@ -168,7 +168,10 @@ class RangeLimitTable {
 
  private:
   std::function<long double(long double)> factor_;
-  mutable std::once_flag built_[3];
+  // A mutex, not std::call_once: call_once's thread-local state trips LeakSanitizer's tracer at
+  // exit (a garbage dynamic-TLS entry, google/sanitizers#1353) in the sanitizer job.
+  mutable std::mutex mutex_;
+  mutable bool built_[3] = {false, false, false};
   mutable RangeLimitPairs pairs_[3];  // fp16, bf16, fp32
   RangeLimitPairs none_;
 };
