@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "campaign/kit_policy.hpp"
+
 namespace aclnn_conform {
 
 std::string encode_record(char tag, const nlohmann::json &body) {
@@ -17,7 +19,9 @@ nlohmann::json worker_config_json(const CampaignConfig &cfg) {
   return {{"product", std::string(product_name(cfg.product))},
           {"product_emulation", cfg.product_emulation == ProductEmulation::kOn},
           {"tier", tier_name(cfg.tier)},
-          {"accuracy", cfg.accuracy == JudgePolicy::Accuracy::kAscend ? "ascend" : "ulp"},
+          // The deciding policy by name ("ulp", "ascend" or a kit standard's id): a worker judges
+          // every case by it, so it must arrive whole (kit_policy.hpp).
+          {"policy", policy_name(cfg)},
           {"skips", cfg.skips},
           {"expect_variants", cfg.expect_variants},
           {"shrink_attempts", cfg.shrink_attempts},
@@ -33,8 +37,7 @@ CampaignConfig worker_config_from_json(const nlohmann::json &j) {
       j.at("product_emulation").get<bool>() ? ProductEmulation::kOn : ProductEmulation::kOff;
   const std::string tier = j.at("tier");
   cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
-  cfg.accuracy = j.at("accuracy") == "ascend" ? JudgePolicy::Accuracy::kAscend
-                                              : JudgePolicy::Accuracy::kUlp;
+  set_policy(cfg, j.at("policy").get<std::string>());
   cfg.skips = j.at("skips").get<std::vector<std::string>>();
   cfg.expect_variants = j.at("expect_variants").get<std::vector<std::string>>();
   cfg.shrink_attempts = j.at("shrink_attempts");

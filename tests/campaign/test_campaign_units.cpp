@@ -17,6 +17,8 @@
 
 #include "campaign/corpus.hpp"
 #include "campaign/docs.hpp"
+#include "campaign/kit_policy.hpp"
+#include "campaign/kit_tally.hpp"
 #include "campaign/repro.hpp"
 #include "campaign/selection.hpp"
 #include "campaign/task.hpp"
@@ -99,6 +101,35 @@ TEST(WorkerProtocol, IncompleteLinesWaitAndBadBodiesThrow) {
   ASSERT_TRUE(bad.has_value());
   EXPECT_THROW(record_body(*bad), nlohmann::json::parse_error);
   EXPECT_TRUE(buffer.empty());
+}
+
+// A worker judges by the configuration it is sent: every field a worker reads must survive the
+// trip, the deciding policy above all (a kit policy once arrived as "ulp": the report said the
+// kit standard decided while the workers judged by the ulp bound).
+TEST(WorkerProtocol, TheWorkersConfigurationArrivesWholeForEveryPolicy) {
+  for (const std::string &policy : policy_names()) {
+    CampaignConfig cfg;
+    set_policy(cfg, policy);
+    cfg.product = Product::kAtlasA3;
+    cfg.product_emulation = ProductEmulation::kOn;
+    cfg.tier = Tier::kNightly;
+    cfg.skips = {"GELU-BCAST-1", "SeluBackward/valid"};
+    cfg.expect_variants = {"tanh-approx"};
+    cfg.shrink_attempts = 17;
+    cfg.competitor = "builtin";
+    const CampaignConfig got =
+        worker_config_from_json(nlohmann::json::parse(worker_config_json(cfg).dump()));
+    EXPECT_EQ(policy_name(got), policy) << policy;
+    EXPECT_EQ(got.accuracy, cfg.accuracy) << policy;
+    EXPECT_EQ(got.kit_standard, cfg.kit_standard) << policy;
+    EXPECT_EQ(got.product, cfg.product);
+    EXPECT_EQ(got.product_emulation, cfg.product_emulation);
+    EXPECT_EQ(got.tier, cfg.tier);
+    EXPECT_EQ(got.skips, cfg.skips);
+    EXPECT_EQ(got.expect_variants, cfg.expect_variants);
+    EXPECT_EQ(got.shrink_attempts, cfg.shrink_attempts);
+    EXPECT_EQ(got.competitor, cfg.competitor);
+  }
 }
 
 nlohmann::json comparison(int64_t count, double max_ulps, double mere, const char *rule) {

@@ -82,6 +82,15 @@ if [ "$rc" -eq 1 ]; then
   grep -q 'ttk-mixed fail: matched_ratio' "$work/mixed/report.json" || \
     fail "a deviation under ttk-mixed does not say what the standard measured"
 fi
+# A kit policy decides in the workers, not only in the report's tallies: ttk-binary (bit-for-bit
+# equality with the golden) fails the built-in library's GeluBackward, whose results are within
+# the specification's ulp bound but not all correctly rounded, so the verdict turns to DEVIATIONS
+# naming the standard; the same cases conform under the ulp bound.
+expect 1 "ttk-binary decides in the workers" "$cli" run --ops GeluBackward --policy ttk-binary \
+  --cases 60 --tier smoke --allow-incomplete --no-corpus --out "$work/binary" --quiet
+grep -q 'ttk-binary fail' "$work/binary/report.json" || fail "a ttk-binary deviation does not name the standard"
+expect 0 "the same cases under the ulp bound" "$cli" run --ops GeluBackward --policy ulp \
+  --cases 60 --tier smoke --allow-incomplete --no-corpus --out "$work/binary-ulp" --quiet
 expect 0 "msprobe-benchmark with a competitor" "$cli" run --ops GeluBackward \
   --policy msprobe-benchmark --competitor builtin --cases 20 --tier smoke --allow-incomplete \
   --no-corpus --out "$work/bench" --quiet
