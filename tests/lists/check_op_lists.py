@@ -51,6 +51,8 @@ def form_pattern(form, name, abi):
         return re.compile(r"(?<![a-z0-9])" + snake(name) + r"(?![a-z0-9_])")
     if form == "accessor":
         return re.compile(r"(?<![a-z0-9_])" + snake(name) + r"_op\(\)")
+    if form == "def":
+        return re.compile(r"^def " + snake(name) + r"\(", re.MULTILINE)
     sys.exit(f"check_op_lists: unknown form {form!r}")
 
 
@@ -114,6 +116,38 @@ def check_lists(root, ops, manifest):
             if hits >= 3:
                 failures.append(f"{rel}: names {hits} ops but is not in tests/lists/op_lists.json "
                                 "(a list to check, derived, or not a list, with the reason)")
+    failures += check_doc_count(root, manifest)
+    return failures
+
+
+def check_doc_count(root, manifest):
+    """The "lists to extend" row of the how-to names every list and counts the files a new op
+    edits: each explicit file once (a file in two entries is one edit), one per `together` glob
+    (the op goes in one of its files)."""
+    doc = manifest.get("doc")
+    if not doc:
+        return []
+    text = read(root / doc["file"]) or ""
+    row = next((line for line in text.splitlines()
+                if line.startswith("| " + doc["row"] + " |")), None)
+    if row is None:
+        return [f"{doc['file']}: no row \"| {doc['row']} | N, ...\" (tests/lists/op_lists.json)"]
+    m = re.match(r"\| " + re.escape(doc["row"]) + r" \| (\d+)\b", row)
+    explicit, globs = [], []
+    for entry in manifest["lists"]:
+        for f in entry["files"]:
+            if entry.get("together"):
+                globs.append(f)
+            elif f not in explicit:
+                explicit.append(f)
+    failures = []
+    count = len(explicit) + len(globs)
+    if not m or int(m.group(1)) != count:
+        failures.append(f"{doc['file']}: the \"{doc['row']}\" row says "
+                        f"{m.group(1) if m else 'no number'}; tests/lists/op_lists.json has {count}")
+    for f in explicit + globs:
+        if f"`{f}`" not in row:
+            failures.append(f"{doc['file']}: the \"{doc['row']}\" row does not name `{f}`")
     return failures
 
 
