@@ -97,7 +97,12 @@ CampaignResult Campaign::run(std::deque<Task> corpus, bool generate) {
         ++other_product;
     }
   }
-  if (other_product > 0)
+  if (other_product > 0 && !setup_done_)
+    result_.warnings.push_back(fmt::format(
+        "{} stored case(s) and edge row(s) for products other than {} were not run: the run "
+        "was stopped before the SUT had started",
+        other_product, product_name(cfg_.product)));
+  else if (other_product > 0)
     result_.warnings.push_back(fmt::format(
         "{} stored case(s) and edge row(s) for products other than {} were not run, nor "
         "generated cases for them: the SUT does not take the product from ACLNN_CPU_SOC ({}); "

@@ -115,6 +115,7 @@ class Campaign {
 
   // ---- Set-up (campaign_setup.cpp) ----
   void setup();
+  void describe_run();
   bool worker_ready(int id) const;
   WorkerProcess *find_worker(int id);
   void probe_emulation(int worker_id);

@@ -51,8 +51,19 @@ void Campaign::setup() {
   const int first_id = start_worker(*first).id;
   wait_until([&] { return worker_ready(first_id) || !start_error_.empty(); });
   if (!start_error_.empty()) throw std::runtime_error(start_error_);
-  if (!worker_ready(first_id))
-    throw std::runtime_error("the run was stopped before the SUT had started");
+  if (!worker_ready(first_id)) {
+    // Stopped by SIGINT/SIGTERM while the SUT started: an INTERRUPTED run of no case (exit 4,
+    // its reports written), as a stop at any later moment is; the run loop sees the stop first.
+    if (stop_requested()) {
+      emulation_evidence_ = "not probed: the run was stopped before the SUT had started";
+      describe_run();
+      return;
+    }
+    throw std::runtime_error(
+        fmt::format("the SUT had not started when the budget of {} s ran out (raise --budget, or "
+                    "--first-call-timeout if its start is slow)",
+                    cfg_.budget_seconds));
+  }
   ops_ = exported_ops(ops_, exported_, cfg_.sut, result_.warnings);
   if (cfg_.product_emulation == ProductEmulation::kAuto) probe_emulation(first_id);
   emulation_evidence_ =
@@ -78,6 +89,12 @@ void Campaign::setup() {
       --extra;
     }
   setup_done_ = true;
+  describe_run();
+  if (ops_.empty()) throw std::runtime_error("the SUT exports none of the selected ops");
+}
+
+// What the report says of the run's configuration, whether or not its SUT started.
+void Campaign::describe_run() {
   result_.product = std::string(product_name(cfg_.product));
   result_.tier = tier_name(cfg_.tier);
   result_.policy = policy_name(cfg_);
@@ -96,7 +113,6 @@ void Campaign::setup() {
   result_.clauses = selected_clauses(result_.ops, tier_min_cases(cfg_.tier));
   for (auto &w : unmatched_entry_warnings(cfg_.skips, cfg_.xfails))
     result_.warnings.push_back(std::move(w));
-  if (ops_.empty()) throw std::runtime_error("the SUT exports none of the selected ops");
 }
 
 bool Campaign::worker_ready(int id) const {
@@ -124,6 +140,12 @@ void Campaign::probe_emulation(int worker_id) {
   pool_.send(*w, encode_command("emulation", {{"ops", ops}}));
   wait_until([&] { return emulation_answer_ || !emulation_death_.empty(); });
   probing_worker_ = -1;
+  if (!emulation_answer_ && emulation_death_.empty()) {
+    // No answer because the run was stopped (or its budget ran out): nothing was learnt.
+    cfg_.product_emulation = ProductEmulation::kOff;
+    emulation_evidence_ = "not probed: the run ended before the probe answered";
+    return;
+  }
   const EmulationProbe p = read_emulation_probe(
       emulation_answer_ ? &*emulation_answer_ : nullptr,
       emulation_death_.empty() ? "got no answer" : emulation_death_, cfg_.product);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "campaign/campaign.hpp"
 #include "campaign/corpus.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/kit_policy.hpp"
@@ -343,6 +345,31 @@ TEST(WorkerPool, StopAllKillsAndCountsWorkersWithAnswersOutstanding) {
   EXPECT_EQ(pool.stop_all(), 1);
   EXPECT_TRUE(pool.empty());
   EXPECT_NE(kill(first, 0), 0);  // reaped: no such process
+}
+
+// A stop (SIGINT/SIGTERM) that comes while the SUT starts is an interrupted run of no case, with
+// its configuration described, as a stop at any later moment is: not a set-up error (that was
+// exit 2 and no report). The product-emulation probe never answered: nothing is concluded from it.
+TEST(CampaignStop, AStopBeforeTheSutStartedIsAnInterruptedRunNotAnError) {
+  std::ostringstream log;
+  CampaignConfig cfg;
+  cfg.cases = 60;
+  cfg.tier = Tier::kSmoke;
+  cfg.out_dir =
+      (fs::temp_directory_path() / ("aclnn-conform-test-early-stop-" + std::to_string(::getpid())))
+          .string();
+  static volatile std::sig_atomic_t stop = 1;
+  cfg.stop_requested = &stop;
+  CampaignResult r;
+  ASSERT_NO_THROW(r = run_campaign(cfg, log));
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.verdict(), Verdict::kInterrupted);
+  EXPECT_EQ(r.cases, 0);
+  EXPECT_TRUE(r.deviations.empty());
+  EXPECT_EQ(r.policy, "ulp");
+  EXPECT_FALSE(r.clauses.empty());
+  for (const auto &w : r.warnings)
+    EXPECT_EQ(w.find("does not take the product"), std::string::npos) << w;
 }
 
 TEST(Corpus, AStoredCounterexampleIsReplayedAsItWas) {
