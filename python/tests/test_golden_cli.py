@@ -38,6 +38,7 @@ def bits(a):
 def cli_golden(cli, tmp_path, op, tensors, attrs, variants=()):
     """Writes the request (views with their strides and offset) and .bin
     files, runs the CLI; {output name: raw bytes} and the summary."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     entries = []
     for name, item in tensors:
         if item is None:
@@ -242,3 +243,142 @@ def test_golden_speed_is_recorded():
     t = time.perf_counter()
     golden.selu_backward(x, x)
     assert time.perf_counter() - t < 60
+
+
+# ---- the holes an audit found: promotion, LayerNorm's bias and FLOAT
+# weight, GroupedBiasAddGrad's index forms, broadcast views off GELU ----
+
+NP_OF = {"fp32": "float32", "fp16": "float16", "int8": "int8",
+         "int32": "int32", "int64": "int64", "uint8": "uint8", "bool": "bool"}
+
+
+def rand_of(shape, t):
+    """Random values of the aclnn dtype t (integers small, bool 0/1)."""
+    if t == "bf16":
+        return rand(shape, "bf16")
+    if t == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if t in ("int8", "int32", "int64", "uint8"):
+        low = 0 if t == "uint8" else -6
+        return RNG.integers(low, 7, shape).astype(NP_OF[t])
+    return rand(shape, NP_OF[t])
+
+
+def broadcast(a, shape):
+    """a as a zero-stride view of shape (bf16 bit patterns keep their
+    type)."""
+    b = np.broadcast_to(a, shape)
+    return b.view(ac.sut.bfloat16_bits) \
+        if isinstance(a, ac.sut.bfloat16_bits) else b
+
+
+@pytest.mark.parametrize("dy_t,x_t", [
+    ("int8", "fp16"), ("int32", "fp32"), ("fp16", "int8"), ("bool", "bf16"),
+    ("fp16", "fp32"), ("fp32", "bf16"), ("bf16", "fp16"), ("uint8", "fp16")])
+def test_gelu_backward_promotion(cli, tmp_path, dy_t, x_t):
+    """Integer and mixed dtypes: the output is ABI-PROMOTE-1's dtype and the
+    values the CLI's."""
+    dy, x = rand_of((3, 5), dy_t), rand_of((3, 5), x_t)
+    out_t = ac._core.promote(dy_t, x_t)
+    got = golden.gelu_backward(dy, x)
+    want, _ = cli_golden(cli, tmp_path, "GeluBackward", [
+        ("gradOutput", (dy_t, dy)), ("self", (x_t, x)),
+        ("gradInput", (out_t, (3, 5)))], {})
+    assert ac.sut.dtype_of(got) == out_t
+    assert bits(got).tobytes() == want["gradInput"]
+
+
+@pytest.mark.parametrize("dtype,w_t", [("float16", "fp32"), ("bf16", "fp32"),
+                                       ("float16", "fp16"),
+                                       ("float32", "fp32")])
+def test_layer_norm_backward_bias_and_float_weight(cli, tmp_path, dtype,
+                                                   w_t):
+    """bias present (validated, no part in the values) and a FLOAT weight on
+    16-bit input (LN-DTYPE-1 allows it)."""
+    t = name_of(dtype)
+    x, dy = rand((2, 3, 8), dtype), rand((2, 3, 8), dtype)
+    mean = RNG.standard_normal((2, 3, 1)).astype(np.float32)
+    rstd = (RNG.random((2, 3, 1)) + 0.5).astype(np.float32)
+    w, b = rand_of((8,), w_t), rand_of((8,), w_t)
+    got = golden.layer_norm_backward(dy, x, [8], mean, rstd, weight=w,
+                                     bias=b)
+    want, _ = cli_golden(cli, tmp_path, "LayerNormBackward", [
+        ("gradOut", (t, dy)), ("input", (t, x)), ("mean", ("fp32", mean)),
+        ("rstd", ("fp32", rstd)), ("weightOptional", (w_t, w)),
+        ("biasOptional", (w_t, b)), ("gradInputOut", (t, (2, 3, 8))),
+        ("gradWeightOut", ("fp32", (8,))), ("gradBiasOut", ("fp32", (8,)))],
+        {"normalizedShape": [8], "outputMask": [True, True, True]})
+    for name, value in zip(("gradInputOut", "gradWeightOut", "gradBiasOut"),
+                           got):
+        assert bits(value).tobytes() == want[name], name
+    # The bias takes no part in the values (LN-BIAS-1).
+    without = golden.layer_norm_backward(dy, x, [8], mean, rstd, weight=w)
+    for a, b_ in zip(got, without):
+        assert bits(a).tobytes() == bits(b_).tobytes()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("form", ["v1-int32", "v2-type0-int64",
+                                  "v2-type0-int32"])
+def test_grouped_bias_add_grad_index_forms(cli, tmp_path, dtype, form):
+    """V1 with INT32 end offsets, V2 with groupIdxType 0 (end offsets), an
+    empty group among them."""
+    t = name_of(dtype)
+    gy = strided(rand((10, 5), dtype))
+    idx_t = "int64" if form.endswith("int64") else "int32"
+    idx = np.array([2, 2, 7, 10], dtype=NP_OF[idx_t])
+    if form.startswith("v1"):
+        got = golden.grouped_bias_add_grad(gy, idx)
+        op, attrs = "GroupedBiasAddGrad", {}
+    else:
+        got = golden.grouped_bias_add_grad(gy, idx, group_idx_type=0)
+        op, attrs = "GroupedBiasAddGradV2", {"groupIdxType": 0}
+    want, _ = cli_golden(cli, tmp_path, op, [
+        ("gradY", (t, gy)), ("groupIdxOptional", (idx_t, idx)),
+        ("out", (t, (4, 5)))], attrs)
+    assert bits(got).tobytes() == want["out"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_broadcast_views_off_gelu(cli, tmp_path, dtype):
+    """Zero-stride (broadcast) inputs on SELU, LogitGrad, LayerNorm and
+    GroupedBiasAddGrad: the views' values, as the CLI reads the same
+    strides."""
+    t = name_of(dtype)
+    # SeluBackward: result broadcast along rows.
+    dy, y = rand((4, 6), dtype), broadcast(rand((6,), dtype), (4, 6))
+    want, _ = cli_golden(cli, tmp_path / "selu", "SeluBackward", [
+        ("gradOutput", (t, dy)), ("result", (t, y)),
+        ("gradInput", (t, (4, 6)))], {})
+    assert bits(golden.selu_backward(dy, y)).tobytes() == want["gradInput"]
+    # LogitGrad: dy broadcast along columns (stride 0 on dim 1).
+    x = RNG.random((3, 7)).astype(np.float32)
+    x = ac.bf16.from_float(x).view(ac.sut.bfloat16_bits) \
+        if dtype == "bf16" else x.astype(dtype)
+    d = broadcast(rand((3, 1), dtype), (3, 7))
+    want, _ = cli_golden(cli, tmp_path / "logit", "LogitGrad", [
+        ("x", (t, x)), ("dy", (t, d)), ("out", (t, (3, 7)))],
+        {"eps": (1e-3).hex()})
+    assert bits(golden.logit_grad(x, d, 1e-3)).tobytes() == want["out"]
+    # LayerNormBackward: gradOut and the weight broadcast.
+    xi = rand((4, 8), dtype)
+    go = broadcast(rand((8,), dtype), (4, 8))
+    w = broadcast(rand((1,), dtype), (8,))
+    mean = RNG.standard_normal((4, 1)).astype(np.float32)
+    rstd = (RNG.random((4, 1)) + 0.5).astype(np.float32)
+    got = golden.layer_norm_backward(go, xi, [8], mean, rstd, weight=w)
+    want, _ = cli_golden(cli, tmp_path / "ln", "LayerNormBackward", [
+        ("gradOut", (t, go)), ("input", (t, xi)), ("mean", ("fp32", mean)),
+        ("rstd", ("fp32", rstd)), ("weightOptional", (t, w)),
+        ("biasOptional", None), ("gradInputOut", (t, (4, 8))),
+        ("gradWeightOut", ("fp32", (8,))), ("gradBiasOut", ("fp32", (8,)))],
+        {"normalizedShape": [8], "outputMask": [True, True, True]})
+    for name, value in zip(("gradInputOut", "gradWeightOut", "gradBiasOut"),
+                           got):
+        assert bits(value).tobytes() == want[name], name
+    # GroupedBiasAddGrad: one row of gradY repeated over C (stride 0).
+    gy = broadcast(rand((3, 1, 5), dtype), (3, 4, 5))
+    want, _ = cli_golden(cli, tmp_path / "gbag", "GroupedBiasAddGrad", [
+        ("gradY", (t, gy)), ("groupIdxOptional", None),
+        ("out", (t, (3, 5)))], {})
+    assert bits(golden.grouped_bias_add_grad(gy)).tobytes() == want["out"]
