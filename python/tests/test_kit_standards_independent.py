@@ -420,3 +420,162 @@ def test_the_numpy_side_is_not_the_project():
     finally:
         ks.ttk_mixed = saved
     assert diff and "verdict" in diff[0], diff
+
+
+# ------------------------------------------------------------ the report's tallies
+
+# A python: SUT whose outputs the test recomputes in-process: GELU's tanh
+# form (the vendor's formula) in float64, rounded once. It is its own
+# competitor (the reference device): two different python: modules cannot be
+# SUT and competitor of one run, as the adapter serves one module per process
+# (a second python: library is the same library), so the reference's outputs
+# are the SUT's and the cross-device ratios are 1.
+TANH_SUT = '''
+import math
+import numpy as np
+from aclnn_conform import bf16, sut
+
+
+def _vals(a):
+    if sut.dtype_of(a) == "bf16":
+        return bf16.to_float32(a).astype(np.float64)
+    return np.asarray(a).astype(np.float64)
+
+
+def gelu_backward(grad_output, self, grad_input):
+    x, dy = _vals(self), _vals(grad_output)
+    k = math.sqrt(2.0 / math.pi)
+    with np.errstate(all="ignore"):
+        t = np.tanh(k * (x + 0.044715 * x ** 3))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (
+            1 + 3 * 0.044715 * x * x)
+        v = np.broadcast_to(dy * d, grad_input.shape)
+        if sut.dtype_of(grad_input) == "bf16":
+            grad_input[...] = bf16.from_float(v)
+        else:
+            grad_input[...] = v.astype(grad_input.dtype)
+'''
+
+HEADER = ("testcase_name,network_name,api_name,tensor_view_shapes,"
+          "tensor_formats,tensor_dtypes,tensor_storage_shapes,"
+          "tensor_view_offsets,tensor_view_strides,output_tensor_indexes,"
+          "output_inplace_indexes,attributes,scalar_dtypes,input_data_ranges,"
+          "precision_tolerances,absolute_precision,scalar_data_ranges,"
+          "is_enabled,remark,soc_series,priority,dump_file_prefix,"
+          "manual_tensor_binaries,manual_golden_binaries")
+RANGES = ["((-2, 2), (-1, 1), (0, 0))",     # the vendor's gelu_grad range
+          "((-2, 2), (-6, 6), (0, 0))",
+          "((-1e-3, 1e-3), (-1e-3, 1e-3), (0, 0))",  # small values
+          "((-2, 2), (-4, 4, 0.0, inf, -inf, nan), (0, 0))"]  # specials
+NP_RAW = {"fp32": np.float32, "fp16": np.float16, "bf16": np.uint16}
+
+
+def _corpus_inputs(entry):
+    from aclnn_conform.sut import bfloat16_bits
+    out = {}
+    for t in entry["tensors"]:
+        a = np.frombuffer(bytes.fromhex(t["storage_hex"]),
+                          NP_RAW[t["dtype"]]).reshape(t["shape"]).copy()
+        out[t["name"]] = a.view(bfloat16_bits) if t["dtype"] == "bf16" \
+            else a
+    return out
+
+
+def _values(a, dtype):
+    a = np.asarray(a)
+    return ks.from_bf16_bits(a.view(np.uint16)) if dtype == "bf16" else \
+        a.astype(np.float64)
+
+
+def test_report_tallies_agree_with_numpy(tmp_path, cli):
+    """A short run (import-ttk's cases, replayed on a python: SUT, with it
+    as its competitor): report.json's kit tallies per dtype are the NumPy
+    standards tallied over the same outputs, recomputed in-process."""
+    import importlib.util
+    import json
+    import os
+    import subprocess
+    from aclnn_conform import _paths, golden as gold
+    (tmp_path / "kit_tanh_sut.py").write_text(TANH_SUT)
+    rows = [HEADER]
+    for dt in ("float32", "float16", "bfloat16"):
+        for k, rng in enumerate(RANGES):
+            rows.append('r_%s_%d,,aclnnGeluBackward,"((8, 64), (8, 64), '
+                        '(8, 64))","(\'ND\',)","(\'%s\',)",(),(),(),,(),{},'
+                        '(),"%s",,,,True,kit tally check,,0,,(),()' % (
+                            dt, k, dt, rng))
+    (tmp_path / "ttk_aclnn_gelu_kits.csv").write_text("\n".join(rows) + "\n")
+    env = dict(os.environ)
+    env["ACLNN_PYTHON_SUT_ADAPTER"] = _paths.adapter()
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tmp_path), os.path.dirname(os.path.dirname(ac.__file__))])
+    if _paths.worker():
+        env.setdefault("ACLNN_CONFORM_WORKER", _paths.worker())
+    subprocess.run([cli, "import-ttk", str(tmp_path / "ttk_aclnn_gelu_kits.csv"),
+                    "--out", str(tmp_path / "cases")], check=True, env=env,
+                   capture_output=True)
+    run = subprocess.run([cli, "replay", str(tmp_path / "cases" / "corpus"),
+                          "--sut", "python:kit_tanh_sut", "--competitor",
+                          "python:kit_tanh_sut", "--out",
+                          str(tmp_path / "rep"), "--quiet"], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr  # DEVIATIONS: the tanh form
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, tmp_path /
+                                                      (name + ".py"))
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        return m
+    tanh = load("kit_tanh_sut")
+    # NumPy's tallies: per dtype and standard, over every case.
+    tallies = {}
+    corpus = tmp_path / "cases" / "corpus"
+    for path in sorted(corpus.iterdir()):
+        entry = json.loads(path.read_text())
+        t = _corpus_inputs(entry)
+        dtype = entry["tensors"][2]["dtype"]
+        got = np.zeros_like(t["gradInput"])
+        tanh.gelu_backward(t["gradOutput"], t["self"], got)
+        ref = got
+        g = gold.gelu_backward(t["gradOutput"], t["self"],
+                               full=True)["gradInput"]
+        record = _values(g.bits, dtype).ravel()
+        for standard in ks.STANDARDS:
+            r = ks.evaluate(standard, dtype, _values(got, dtype).ravel(),
+                            np.asarray(g.exact).ravel(), record,
+                            _values(ref, dtype).ravel(),
+                            got_bits=np.asarray(got).view(
+                                np.uint32 if dtype == "fp32"
+                                else np.uint16).ravel(),
+                            record_bits=np.asarray(g.bits).view(
+                                np.uint32 if dtype == "fp32"
+                                else np.uint16).ravel())
+            tallies.setdefault((dtype, standard), []).append(
+                (r, "corpus " + path.name))
+    rows = {(a["op"], a["dtype"]): a for a in report["accuracy"]}
+    checked = 0
+    for (dtype, standard), cases in tallies.items():
+        kit = {k["id"]: k for k in rows[("GeluBackward", dtype)]["precision"]
+               ["kits"]}[standard]
+        verdicts = [r.verdict for r, _ in cases]
+        where = "%s %s: report %r" % (dtype, standard, kit)
+        assert kit["judged"] == len(cases) - verdicts.count("not judged"), \
+            where
+        assert kit["not_judged"] == verdicts.count("not judged"), where
+        assert kit["passed"] == verdicts.count("pass"), where
+        assert kit["warnings"] == sum(r.warning for r, _ in cases), where
+        failing = [(r, o) for r, o in cases if r.verdict == "fail"]
+        assert kit["worst_failed"] == bool(failing), where
+        pool = failing or [(r, o) for r, o in cases if r.verdict == "pass"]
+        if pool and all(r.score is not None for r, _ in pool):
+            top = max(r.score for r, _ in pool)
+            # JSON has no inf: report.json writes an unbounded score as null.
+            score = kit["worst_score"]
+            assert same_float(math.inf if score is None else score, top,
+                              1e-9), where
+            assert kit["worst_case"] == min(o for r, o in pool
+                                            if r.score == top), where
+        checked += 1
+    assert checked == 3 * len(ks.STANDARDS)
