@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 
+#include "mutants/forward.hpp"
+
 #define MUTANT_WEAK __attribute__((weak))
 
 namespace mutant {
@@ -49,14 +51,8 @@ MUTANT_WEAK void on_phase_two_entry(Op) {}
 
 // ---- The real library -------------------------------------------------------------------------
 void *real_symbol(const char *name) {
-  // RTLD_DEEPBIND: the real library binds to its own acl* symbols, never back to the shim's.
-  // The sanitizer runtimes refuse RTLD_DEEPBIND (google/sanitizers#611): sanitizer builds (the
-  // a2-device test SUT is built there) load it without.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  static void *handle = dlopen(ACLNN_REAL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-#else
-  static void *handle = dlopen(ACLNN_REAL_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-#endif
+  // Privately, DEEPBIND but in sanitizer builds (the a2-device test SUT is built there).
+  static void *handle = aclnn_forward::open_private(ACLNN_REAL_LIBRARY);
   if (!handle) abort();
   void *f = dlsym(handle, name);
   if (!f) abort();
@@ -243,11 +239,8 @@ using namespace mutant;
 
 extern "C" {
 
-#define FORWARD(ret, name, params, args)              \
-  ACL_FUNC_VISIBILITY ret name params {               \
-    static auto real_fn = real<ret(*) params>(#name); \
-    return real_fn args;                              \
-  }
+#define FORWARD(ret, name, params, args) \
+  ACLNN_FORWARD(real, aclnn_forward::no_gate, ret, name, params, args)
 
 FORWARD(aclError, aclInit, (const char *p), (p))
 FORWARD(aclError, aclrtSetDevice, (int32_t d), (d))

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "mutants/forward.hpp"
 #include "tests/device/state.hpp"
 
 namespace devemu {
@@ -156,13 +157,8 @@ std::mutex &state_mutex() {
 
 void *inner_symbol(const char *name) {
   static void *handle = [] {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    // The sanitizer runtimes refuse RTLD_DEEPBIND (google/sanitizers#611), as in mutants/shim.cpp.
-    void *h = dlopen(config().inner.c_str(), RTLD_NOW | RTLD_LOCAL);
-#else
-    // DEEPBIND: the inner library binds to its own acl* symbols, never back to the emulator's.
-    void *h = dlopen(config().inner.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-#endif
+    // As the mutation shim loads its real library: it binds to its own acl* symbols.
+    void *h = aclnn_forward::open_private(config().inner.c_str());
     if (h == nullptr)
       config_error(fmt::format("cannot load the inner library {}: {}", config().inner, dlerror()));
     return h;

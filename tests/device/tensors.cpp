@@ -1,19 +1,25 @@
 // libnnopbase: tensors, arrays, their getters and the executor flags, forwarded to the inner
 // library. aclCreateTensor hands the inner library the backing of device memory (`memory`).
+#include <optional>
+
+#include "mutants/forward.hpp"
 #include "tests/device/devemu.hpp"
 
 using devemu::enter;
 using devemu::inner;
 using devemu::Need;
 
+namespace {
 // A getter or destroyer: refused in a forked child, else the inner library's.
-#define DEVEMU_FORWARD(ret, name, params, args)              \
-  ACL_FUNC_VISIBILITY ret name params {                      \
-    static const auto real = inner<decltype(&name)>(#name);  \
-    if (aclError e = enter(#name, Need::kProcess)) return e; \
-    devemu::forwarding();                                    \
-    return real args;                                        \
-  }
+std::optional<aclError> process_gate(const char *api) {
+  if (aclError e = enter(api, Need::kProcess)) return e;
+  devemu::forwarding();
+  return std::nullopt;
+}
+}  // namespace
+
+#define DEVEMU_FORWARD(ret, name, params, args) \
+  ACLNN_FORWARD(inner, process_gate, ret, name, params, args)
 
 extern "C" {
 
