@@ -15,6 +15,7 @@
 #include "campaign/worker.hpp"
 #include "edge_cases/edge_case.hpp"
 #include "properties/op.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 using namespace aclnn_conform;
@@ -291,16 +292,14 @@ using namespace aclnn_conform;
 // survives with its report, keeps the SUT's output out of its own, and records what breaks the
 // contract.
 CampaignResult hostile_campaign(const char *how, const std::string &dir, int64_t cases = 30) {
-  setenv("ACLNN_BROKEN_HOSTILE", how, 1);
+  const aclnn_test::ScopedEnv hostile("ACLNN_BROKEN_HOSTILE", how);
   std::ostringstream log;
   CampaignConfig cfg = small_config(fresh_dir(dir));
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
   cfg.ops = {"GeluBackward"};
   cfg.cases = cases;
   cfg.case_timeout_seconds = 5;
-  CampaignResult r = run_campaign(cfg, log);
-  unsetenv("ACLNN_BROKEN_HOSTILE");
-  return r;
+  return run_campaign(cfg, log);
 }
 
 // The processes (not zombies) whose environment carries a worker mark of this test process's
@@ -410,9 +409,8 @@ TEST(CampaignOnHostileSut, AbortInsideACallIsACrash) {
 TEST(CampaignOnHostileSut, ACallThatIsSlowOnceIsNoHang) {
   const fs::path marker = fresh_dir("hostile-slow-once") / "taken";
   fs::create_directories(marker.parent_path());
-  setenv("ACLNN_BROKEN_SLOW_ONCE", marker.c_str(), 1);
+  const aclnn_test::ScopedEnv slow_once("ACLNN_BROKEN_SLOW_ONCE", marker.c_str());
   const CampaignResult r = hostile_campaign("slow", "hostile-slow", 300);
-  unsetenv("ACLNN_BROKEN_SLOW_ONCE");
   EXPECT_TRUE(fs::exists(marker)) << "no call was slow";
   EXPECT_TRUE(deviations_with(r, "no return from").empty()) << "a slow call was called a hang";
   bool cleared = false;
@@ -427,13 +425,10 @@ TEST(CampaignOnHostileSut, ACallThatIsSlowOnceIsNoHang) {
 // beyond the limit, not as a timeout or a bare crash. Sanitizer builds run workers without a
 // limit (their shadow memory needs the address space), so the test cannot run there.
 TEST(CampaignOnHostileSut, UnboundedAllocationExceedsTheMemoryLimit) {
-  setenv("ACLNN_CONFORM_MEMORY_GIB", "1", 1);
-  if (worker_memory_limit_gib() <= 0) {
-    unsetenv("ACLNN_CONFORM_MEMORY_GIB");
+  const aclnn_test::ScopedEnv limit("ACLNN_CONFORM_MEMORY_GIB", "1");
+  if (worker_memory_limit_gib() <= 0)
     GTEST_SKIP() << "workers run without a memory limit in this build (sanitizers)";
-  }
   const CampaignResult r = hostile_campaign("alloc", "hostile-alloc", 10);
-  unsetenv("ACLNN_CONFORM_MEMORY_GIB");
   expect_whole_run(r, 10);
   const auto ds = deviations_with(r, "exceeded the worker's 1 GiB memory limit");
   ASSERT_FALSE(ds.empty()) << (r.deviations.empty() ? "" : r.deviations.front().detail);
@@ -474,14 +469,13 @@ TEST(CampaignOnHostileSut, SignalHandlersAreNotedAndPutBack) {
   std::ofstream(dir / "cases" / "a-gelu.json") << to_json(test::gelu_row(8)).dump();
   std::ofstream(dir / "cases" / "b-crash.json") << to_json(test::layer_norm_row(3)).dump();
   std::ofstream(dir / "cases" / "c-fine.json") << to_json(test::layer_norm_row(4)).dump();
-  setenv("ACLNN_BROKEN_HOSTILE", "signals", 1);
+  const aclnn_test::ScopedEnv hostile("ACLNN_BROKEN_HOSTILE", "signals");
   std::ostringstream log;
   CampaignConfig cfg = small_config(dir.string());
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
   cfg.jobs = 1;  // one worker: the handlers are installed in the process that then crashes
   cfg.case_timeout_seconds = 3;
   const CampaignResult r = replay_cases(cfg, {(dir / "cases").string()}, log);
-  unsetenv("ACLNN_BROKEN_HOSTILE");
   EXPECT_EQ(r.cases, 3);
   bool noted = false;
   for (const auto &w : r.warnings)
@@ -522,9 +516,10 @@ TEST(CampaignOnBrokenSut, AFailingFinalizeIsARuntimeDeviation) {
   cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
   cfg.ops = {"SeluBackward"};
   cfg.cases = 10;
-  setenv("ACLNN_BROKEN_TEARDOWN", "fail", 1);
-  const CampaignResult failing = run_campaign(cfg, log);
-  unsetenv("ACLNN_BROKEN_TEARDOWN");
+  const CampaignResult failing = [&] {  // the variable is gone for the second run
+    const aclnn_test::ScopedEnv teardown("ACLNN_BROKEN_TEARDOWN", "fail");
+    return run_campaign(cfg, log);
+  }();
   EXPECT_TRUE(runtime_deviation(failing));
   CampaignConfig again = cfg;
   again.out_dir = fresh_dir("broken-teardown-ok").string();

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
 #include "properties/op.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 using namespace aclnn_conform;
@@ -31,18 +33,16 @@ fs::path fresh_dir(const std::string &name) {
   return p;
 }
 
-// Environment entries set for one campaign (workers inherit them) and removed after it.
+// Environment entries set for one campaign (workers inherit them), restored after it: one
+// aclnn_test::ScopedEnv per entry (a list: they are neither copied nor moved).
 class ScopedEnvironment {
  public:
-  explicit ScopedEnvironment(std::map<std::string, std::string> values) : values_(values) {
-    for (const auto &[k, v] : values_) setenv(k.c_str(), v.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    for (const auto &[k, v] : values_) unsetenv(k.c_str());
+  explicit ScopedEnvironment(const std::map<std::string, std::string> &values) {
+    for (const auto &[k, v] : values) vars_.emplace_back(k.c_str(), v.c_str());
   }
 
  private:
-  std::map<std::string, std::string> values_;
+  std::list<aclnn_test::ScopedEnv> vars_;
 };
 
 // Every runtime behaviour of the emulation, the split libraries found as the toolkit's.
@@ -195,8 +195,8 @@ TEST(DeviceCampaign, OutOfDeviceMemoryIsNotChargedToAnOp) {
   std::ostringstream log;
   // 2 KiB: the warm-up call fits, the larger of the smoke tier's cases do not. Each refusal costs
   // a fresh worker, so no first-call delay here.
-  ScopedEnvironment env(device_stack(
-      {{"ACLNN_DEVEMU_MEMORY_BYTES", "2048"}, {"ACLNN_DEVEMU_FIRST_CALL_MS", "0"}}));
+  ScopedEnvironment env(
+      device_stack({{"ACLNN_DEVEMU_MEMORY_BYTES", "2048"}, {"ACLNN_DEVEMU_FIRST_CALL_MS", "0"}}));
   CampaignConfig cfg = config("small-device", "cann");
   cfg.ops = {"SeluBackward"};
   cfg.cases = 60;

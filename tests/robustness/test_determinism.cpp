@@ -3,40 +3,22 @@
 // call, so one process compares them).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "tests/robustness/op_cases.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace aclnn_robust {
 namespace {
-
-class ThreadCountEnv {
- public:
-  ThreadCountEnv() {
-    if (const char *s = std::getenv("ACLNN_CPU_NUM_THREADS")) saved_ = s;
-  }
-  ~ThreadCountEnv() {
-    if (saved_)
-      setenv("ACLNN_CPU_NUM_THREADS", saved_->c_str(), 1);
-    else
-      unsetenv("ACLNN_CPU_NUM_THREADS");
-  }
-  void set(int n) { setenv("ACLNN_CPU_NUM_THREADS", std::to_string(n).c_str(), 1); }
-
- private:
-  std::optional<std::string> saved_;
-};
 
 class Determinism : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(Determinism, SameBytesFor1_2_8ThreadsAndRepeatedRuns) {
   const OpCase c = all_op_cases()[GetParam()];
-  ThreadCountEnv env;
   std::optional<std::vector<Bytes>> first;
   for (int threads : {1, 2, 8, 1, 8}) {
-    env.set(threads);
+    const aclnn_test::ScopedEnv env("ACLNN_CPU_NUM_THREADS", std::to_string(threads).c_str());
     for (int rep = 0; rep < 2; ++rep) {
       auto out = c.fresh_outputs();
       std::string error;
