@@ -490,6 +490,238 @@ TEST(MsprobePrecheck, CosineMaxAbsAndShares) {
   EXPECT_EQ(verdict("msprobe-precheck", Out(DType::kFloat32, {0, 0}, {1, 1})), Verdict::kFail);
 }
 
+// ---------------------------------------------------------------- thresholds in isolation
+// Each threshold met exactly and passed by the smallest step the arithmetic allows, with every
+// other measure of the standard kept well inside its limit, so that the test fails if that one
+// comparison's sign or threshold changes.
+
+TEST(MsprobeBenchmark, MaxRelRatioLimitTenAlone) {
+  // 100 elements at bench 2^40 (rel = err / 2^40 exactly), the reference off by e = 2^27
+  // everywhere (rel 2^-13, above the 2^-14 floor), the target exact but one element off by k e:
+  // max rel ratio k, RMSE ratio k / 10, mean rel ratio k / 100.
+  const double e = 0x1p27;
+  const auto one_off = [&](double err) {
+    std::vector<double> npu(100, 0.0), gpu(100, e);
+    npu[0] = err;
+    return bench(npu, gpu);
+  };
+  const auto at = kits::evaluate("msprobe-benchmark", one_off(10 * e).view());
+  EXPECT_EQ(at.verdict, Verdict::kPass) << at.measured;  // 10 <= 10
+  EXPECT_NE(at.measured.find("max_rel_err_ratio 10,"), std::string::npos) << at.measured;
+  EXPECT_DOUBLE_EQ(at.score, 1.0);  // the max rel ratio decides the score: 10 / 10
+  const auto above = kits::evaluate("msprobe-benchmark", one_off(10 * e + 0x1p20).view());
+  EXPECT_EQ(above.verdict, Verdict::kFail) << above.measured;  // 10 + 2^-7
+  EXPECT_NE(above.measured.find("max_rel_err_ratio 10.01 > 10"), std::string::npos)
+      << above.measured;
+  // The max rel ratio alone is over its limit (RMSE 1.001, mean rel 0.1001).
+  EXPECT_EQ(above.measured.find(" > "), above.measured.rfind(" > ")) << above.measured;
+}
+
+TEST(MsprobeBenchmark, SmallValueRatioExactlyTwo) {
+  // Four small elements (bench 0 <= 2^-20, fp32), errors 2^-29 > 2^-30: the reference errs on one
+  // (share 0.25), the target on two (0.5): ratio exactly 2 passes; three (0.75): 3 fails. No
+  // normal element: RMSE and relative errors are 0 on both sides.
+  const auto small = [](int t, int r) {
+    Out o(DType::kFloat32, std::vector<double>(4, 0), std::vector<double>(4, 0),
+          std::vector<double>(4, 0));
+    for (int k = 0; k < t; ++k) o.got[k] = 0x1p-29;
+    for (int k = 0; k < r; ++k) o.reference[k] = 0x1p-29;
+    return o;
+  };
+  const auto two = kits::evaluate("msprobe-benchmark", small(2, 1).view());
+  EXPECT_EQ(two.verdict, Verdict::kPass) << two.measured;
+  EXPECT_NE(two.measured.find("small_value_err_ratio 2,"), std::string::npos) << two.measured;
+  EXPECT_DOUBLE_EQ(two.score, 1.0);
+  EXPECT_EQ(verdict("msprobe-benchmark", small(3, 1)), Verdict::kFail);
+}
+
+TEST(MsprobeBenchmark, NonFiniteMetricsPassWhenBothSidesAgree) {
+  // The rule "a ratio that is inf or NaN passes; a metric inf/NaN on one side only is an error".
+  // With outputs of the dtype a metric cannot overflow (squares of fp32 values stay finite in
+  // double) and the 2^-14 floor keeps ratios of finite metrics finite, so the rule shows only with
+  // values beyond the dtype: an RMSE that overflows on both sides is consistent and passes, the
+  // other ratios being 1; on the SUT's side only, it fails.
+  Out both(DType::kFloat32, {1e200, 1e200}, {1, 1}, {1e200, 1e200});
+  const auto b = kits::evaluate("msprobe-benchmark", both.view());
+  EXPECT_EQ(b.verdict, Verdict::kPass) << b.measured;
+  EXPECT_NE(b.measured.find("rmse_ratio inf / inf: inf/nan consistent"), std::string::npos)
+      << b.measured;
+  Out one = both;
+  one.reference = {1 + 0x1p-20, 1 + 0x1p-20};
+  const auto o = kits::evaluate("msprobe-benchmark", one.view());
+  EXPECT_EQ(o.verdict, Verdict::kFail) << o.measured;
+  EXPECT_NE(o.measured.find("inf/nan inconsistent"), std::string::npos) << o.measured;
+}
+
+TEST(TtkCrossCheck, MareLimitOfEachLevelAlone) {
+  // 100 large elements at 2^40, the reference off by 2^27 everywhere, the target exact but one
+  // element off by k x 2^27: mare ratio k, mere ratio k / 100, rmse ratio k / 10 - only MARE can
+  // reach its limit (L0 10, L1 5, L2 2); k at the limit passes, k + 2^-7 fails.
+  const double db = 0x1p27, g = 0x1p40;
+  const auto one_off = [&](double k) {
+    Out o(DType::kFloat32, std::vector<double>(100, g), std::vector<double>(100, g),
+          std::vector<double>(100, g + db));
+    o.got[0] = g + k * db;
+    return o;
+  };
+  const std::pair<const char *, double> levels[] = {
+      {"ttk-cross_check-L0", 10}, {"ttk-cross_check-L1", 5}, {"ttk-cross_check-L2", 2}};
+  for (const auto &[id, limit] : levels) {
+    const auto at = kits::evaluate(id, one_off(limit).view());
+    EXPECT_EQ(at.verdict, Verdict::kPass) << id << ": " << at.measured;
+    EXPECT_DOUBLE_EQ(at.score, 1.0) << id;  // mare / limit
+    const auto above = kits::evaluate(id, one_off(limit + 0x1p-7).view());
+    EXPECT_EQ(above.verdict, Verdict::kFail) << id << ": " << above.measured;
+  }
+  // The same target at MARE 5 fails L2 and passes L1 and L0.
+  EXPECT_EQ(verdict("ttk-cross_check-L2", one_off(5)), Verdict::kFail);
+  EXPECT_EQ(verdict("ttk-cross_check-L0", one_off(5)), Verdict::kPass);
+}
+
+TEST(TtkCrossCheck, LevelTwoExactlyAtOnePointTwo) {
+  // Reference off by 5 x 2^25 everywhere, target by 6 x 2^25: mare, mere and rmse ratios are each
+  // 6/5 rounded once, the double 1.2 - L2's limits for mere and rmse: at them, a pass. A target a
+  // little further (+2^20) fails L2 and still passes L1 (1.5).
+  const double u = 0x1p25;
+  EXPECT_EQ(verdict("ttk-cross_check-L2", cross(4, 6 * u, 5 * u)), Verdict::kPass);
+  const auto r = kits::evaluate("ttk-cross_check-L2", cross(4, 6 * u, 5 * u).view());
+  EXPECT_NE(r.measured.find("mere_ratio 1.2, rmse_ratio 1.2"), std::string::npos) << r.measured;
+  EXPECT_EQ(verdict("ttk-cross_check-L2", cross(4, 6 * u + 0x1p20, 5 * u)), Verdict::kFail);
+  EXPECT_EQ(verdict("ttk-cross_check-L1", cross(4, 6 * u + 0x1p20, 5 * u)), Verdict::kPass);
+}
+
+TEST(TtkCosine, ExactlyAtOnePercent) {
+  // Integer vectors with |a|^2 = |g|^2 = 100 and a.g = 99: every step exact, cos = 99/100 rounded
+  // once = the double 0.99, and 1 - cos = 0.010000000000000009 > 0.01 (0.01 lies between two
+  // doubles 1 - c can take): the computation in double fails it. (TTK computes in float32 for a
+  // float32 golden, where 1 - 0.99f <= 0.01f passes: the last-bit difference docs/standards.md
+  // notes.) Either side, 2-D vectors on a Pythagorean triple, cos = p/s exactly rounded:
+  // 1 - cos = 0.0099938 passes, 0.0100095 fails.
+  const std::vector<double> a = {8, 5, 3, 1, 1, 0}, g = {8, 5, 3, 0, 1, 1};
+  const auto at = kits::evaluate("ttk-cosine", Out(DType::kFloat32, a, g).view());
+  EXPECT_EQ(at.verdict, Verdict::kFail) << at.measured;
+  EXPECT_NE(at.measured.find("cosine 0.99"), std::string::npos) << at.measured;
+  EXPECT_GT(at.score, 1.0);
+  EXPECT_LT(at.score, 1.0 + 1e-14);  // (1 - cos) / 0.01, just above 1
+  // m = 127, n = 9: s = 16210, p = 16048, q = 2286; m = 141, n = 10: 19981, 19781, 2820.
+  EXPECT_EQ(verdict("ttk-cosine", Out(DType::kFloat32, {16210, 0}, {16048, 2286})), Verdict::kPass);
+  EXPECT_EQ(verdict("ttk-cosine", Out(DType::kFloat32, {19981, 0}, {19781, 2820})), Verdict::kFail);
+}
+
+TEST(MsprobePrecheck, CosineExactlyPointNineNineIsAnError) {
+  // The vectors above have a largest |element| of 8: divided by it they stay exact and the cosine
+  // is the double 0.99, not > 0.99: ERROR before any other measure.
+  const std::vector<double> a = {8, 5, 3, 1, 1, 0}, g = {8, 5, 3, 0, 1, 1};
+  const auto at = kits::evaluate("msprobe-precheck", Out(DType::kFloat32, a, g).view());
+  EXPECT_EQ(at.verdict, Verdict::kFail);
+  EXPECT_FALSE(at.warning);
+  EXPECT_NE(at.measured.find("cosine 0.99 (<= 0.99): ERROR"), std::string::npos) << at.measured;
+  // cos 0.9900062 > 0.99: past the cosine (then judged by max |err| and the shares).
+  const auto above =
+      kits::evaluate("msprobe-precheck", Out(DType::kFloat32, {16210, 0}, {16048, 2286}).view());
+  EXPECT_NE(above.measured.find("max abs error"), std::string::npos) << above.measured;
+}
+
+TEST(MsprobePrecheck, MaxAbsErrorExactlyOneThousandthIsNotAPass) {
+  // fp32, 2000 elements at 1, and one whose bench is 0 given as 0.001 (rel error huge): max |err|
+  // exactly 0.001 is not < 0.001, so the shares decide: < 1e-3 share 0.9995 > 0.999 (no ERROR),
+  // < 1e-4 share 0.9995 <= 0.9999: WARNING. One step below 0.001 is a PASS at once.
+  Out o(DType::kFloat32, std::vector<double>(2000, 1.0), std::vector<double>(2000, 1.0));
+  o.exact[0] = o.record[0] = 0;
+  o.got[0] = 0.001;
+  const auto at = kits::evaluate("msprobe-precheck", o.view());
+  EXPECT_EQ(at.verdict, Verdict::kFail) << at.measured;
+  EXPECT_TRUE(at.warning) << at.measured;
+  o.got[0] = std::nextafter(0.001, 0.0);
+  const auto below = kits::evaluate("msprobe-precheck", o.view());
+  EXPECT_EQ(below.verdict, Verdict::kPass) << below.measured;
+}
+
+TEST(MsprobePrecheck, Fp32ErrorBranchAtPointNineNineNine) {
+  // fp32: elements at 4 off by 8e-3 (|err| >= 0.001, rel 2e-3 >= 1e-3). One of 1000: the < 1e-3
+  // share is 0.999, not > 0.999: ERROR (no warning). One of 2000: 0.9995 passes that step, and the
+  // < 1e-4 share 0.9995 <= 0.9999 makes it a WARNING.
+  const auto e =
+      kits::evaluate("msprobe-precheck", with_bad(DType::kFloat32, 1000, 4.0, 1, 8e-3).view());
+  EXPECT_EQ(e.verdict, Verdict::kFail);
+  EXPECT_FALSE(e.warning) << e.measured;
+  EXPECT_NE(e.measured.find(": ERROR"), std::string::npos) << e.measured;
+  const auto w =
+      kits::evaluate("msprobe-precheck", with_bad(DType::kFloat32, 2000, 4.0, 1, 8e-3).view());
+  EXPECT_EQ(w.verdict, Verdict::kFail);
+  EXPECT_TRUE(w.warning) << w.measured;
+}
+
+TEST(MsprobeThousandth, SingleElementStrictlyBelow) {
+  // bench 1000 (+ 2^-52 rounds away), got 1001: rel = 1/1000 = the double 1e-3, not < 1e-3: share
+  // 0 of 1, a fail. One fp32 step closer (1001 - 2^-14): below, share 1, a pass.
+  EXPECT_EQ(verdict("msprobe-thousandth_threshold", Out(DType::kFloat32, {1001}, {1000})),
+            Verdict::kFail);
+  EXPECT_EQ(verdict("msprobe-thousandth_threshold", Out(DType::kFloat32, {1001 - 0x1p-14}, {1000})),
+            Verdict::kPass);
+}
+
+TEST(TtkStatRelErr, SmallGoldenUsesTheOneEMinusSevenFloor) {
+  // fp32: T = 2^-13, MARE limit 10 T = 1.2207e-3. At g = 0 rel = |a| / 1e-7: a = 1e-10 gives 1e-3
+  // (passes; without the floor it would be infinite), 2e-10 gives 2e-3 (fails). At g = 1e-7 the
+  // floor doubles the denominator: an error of 2e-10 is rel 1e-3 (passes; 2e-3 without it).
+  EXPECT_EQ(verdict("ttk-stat_rel_err", with_bad(DType::kFloat32, 100, 0.0, 1, 1e-10)),
+            Verdict::kPass);
+  EXPECT_EQ(verdict("ttk-stat_rel_err", with_bad(DType::kFloat32, 100, 0.0, 1, 2e-10)),
+            Verdict::kFail);
+  EXPECT_EQ(verdict("ttk-stat_rel_err", with_bad(DType::kFloat32, 100, 1e-7, 1, 2e-10)),
+            Verdict::kPass);
+  EXPECT_EQ(verdict("ttk-stat_rel_err", with_bad(DType::kFloat32, 100, 1e-7, 1, 4e-10)),
+            Verdict::kFail);
+}
+
+TEST(MsprobeUlpCompare, Bf16ShareAndTheReferenceFloor) {
+  // bf16 at 1: one ulp is 2^-7; exactly 1 ulp does not count (> 1), 2 ulps do.
+  EXPECT_EQ(verdict("msprobe-ulp_compare", with_bad(DType::kBFloat16, 1000, 1.0, 1000, 0x1p-7)),
+            Verdict::kPass);
+  // One of 2000 at 2 ulps: share 0.0005 < 0.001 passes on its own; one of 1000 (0.001) does not.
+  EXPECT_EQ(verdict("msprobe-ulp_compare", with_bad(DType::kBFloat16, 2000, 1.0, 1, 0x1p-6)),
+            Verdict::kPass);
+  Out o = with_bad(DType::kBFloat16, 1000, 1.0, 1, 0x1p-6);
+  EXPECT_EQ(verdict("msprobe-ulp_compare", o), Verdict::kNotJudged);
+  // Against a perfect reference the denominator is bf16's floor 2^-8: 0.001 / 2^-8 = 0.256 < 1
+  // passes; a share of exactly 2^-8 (1 of 256) is a ratio of 1, not < 1: a fail; 1 of 512 passes.
+  o.reference = o.exact;
+  EXPECT_EQ(verdict("msprobe-ulp_compare", o), Verdict::kPass);
+  for (const auto &[n, want] : {std::pair{256, Verdict::kFail}, {512, Verdict::kPass}}) {
+    Out p = with_bad(DType::kBFloat16, n, 1.0, 1, 0x1p-6);
+    p.reference = p.exact;
+    EXPECT_EQ(verdict("msprobe-ulp_compare", p), want) << n;
+  }
+}
+
+TEST(MsprobeAbsoluteThreshold, Fp32Bounds) {
+  // fp32: rtol 2^-20 where |bench| > 2^-20: at bench 1 an error of 2^-20 is rel 2^-20 / (1 +
+  // 2^-52), within; 2^-20 + 2^-23 is not.
+  EXPECT_EQ(verdict("msprobe-absolute_threshold", with_bad(DType::kFloat32, 4, 1.0, 1, 0x1p-20)),
+            Verdict::kPass);
+  EXPECT_EQ(verdict("msprobe-absolute_threshold",
+                    with_bad(DType::kFloat32, 4, 1.0, 1, 0x1p-20 + 0x1p-23)),
+            Verdict::kFail);
+  // |bench| <= 2^-20 (inclusive) is small: |err| <= 2^-30 passes, one fp32 step more fails.
+  EXPECT_EQ(
+      verdict("msprobe-absolute_threshold", with_bad(DType::kFloat32, 4, 0x1p-20, 1, 0x1p-30)),
+      Verdict::kPass);
+  EXPECT_EQ(verdict("msprobe-absolute_threshold",
+                    with_bad(DType::kFloat32, 4, 0x1p-20, 1, 0x1p-30 + 0x1p-43)),
+            Verdict::kFail);
+  // One fp32 step above 2^-20 the same 2^-30 is relative, 2^-10 > 2^-20: a fail.
+  EXPECT_EQ(verdict("msprobe-absolute_threshold",
+                    with_bad(DType::kFloat32, 4, 0x1p-20 + 0x1p-43, 1, 0x1p-30)),
+            Verdict::kFail);
+  // +inf due (exact 1e39 beyond fp32's range): FLT_MAX clips to it (pass), -inf does not.
+  Out i(DType::kFloat32, {3.4028234663852886e38}, {1e39});
+  i.record = {INFINITY};
+  EXPECT_EQ(verdict("msprobe-absolute_threshold", i), Verdict::kPass);
+  i.got = {-INFINITY};
+  EXPECT_EQ(verdict("msprobe-absolute_threshold", i), Verdict::kFail);
+}
+
 // ---------------------------------------------------------------- tallies
 
 kits::StandardOutcome outcome(Verdict v, double score, std::string measured = "m") {
