@@ -88,7 +88,7 @@ StandardOutcome ttk_mixed(const KitOutput &o) {
   int64_t ok = 0;
   bool mismatch = false;
   double max_err = 0;
-  int64_t worst = -1;
+  int64_t worst = -1, max_at = -1;
   double worst_err = -1;
   for (size_t i = 0; i < n; ++i) {
     const double a = o.got[i], gl = ttk_golden(o, i);
@@ -100,7 +100,10 @@ StandardOutcome ttk_mixed(const KitOutput &o) {
         same_nan || same_inf || (finite && err <= tol.atol + tol.rtol * std::fabs(gl));
     ok += elem_ok;
     if (nan_inf_mismatch(a, gl)) mismatch = true;
-    if (finite) max_err = std::max(max_err, err);
+    if (finite && (err > max_err || max_at < 0)) {
+      max_err = err;
+      max_at = static_cast<int64_t>(i);
+    }
     // The worst failing element: a NaN/inf mismatch first, then the largest error.
     const double weight = finite ? err : kInf;
     if (!elem_ok && weight > worst_err) {
@@ -116,7 +119,9 @@ StandardOutcome ttk_mixed(const KitOutput &o) {
   r.score = std::max((1 - matched) / 0.01, max_abs / tol.max_abs_error_limit);
   r.measured = fmt::format("matched_ratio {} ({} of {}), max_abs_error {}{}", g(matched), ok, n,
                            g(max_abs), mismatch ? " (NaN/Inf mismatch)" : "");
-  if (!pass) r.worst_index = worst;
+  // Every element within its bound and the case failing on the absolute limit: the element of
+  // the largest error weighs most.
+  if (!pass) r.worst_index = worst >= 0 ? worst : max_at;
   return r;
 }
 

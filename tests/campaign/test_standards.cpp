@@ -109,6 +109,20 @@ TEST(TtkMixed, MaxAbsErrorLimitIsInclusive) {
   EXPECT_EQ(verdict("ttk-mixed", with_bad(DType::kFloat16, 1000, 0.0, 1, 0.125)), Verdict::kFail);
 }
 
+TEST(TtkMixed, AbsoluteLimitFailureNamesTheLargestError) {
+  // fp32 at 2^20: 0.5 off is inside the element bound (2^-16 + 2^-10 x 2^20 = 1024) but over the
+  // 0.01 limit. Every element matches, so the element that weighs most in the failure is the one
+  // of the largest error (element 3), not "none" - the judge names it in the deviation.
+  Out o(DType::kFloat32, std::vector<double>(8, 0x1p20), std::vector<double>(8, 0x1p20));
+  o.got[1] += 0.25;
+  o.got[3] += 0.5;
+  const auto r = kits::evaluate("ttk-mixed", o.view());
+  EXPECT_EQ(r.verdict, Verdict::kFail) << r.measured;
+  EXPECT_NE(r.measured.find("matched_ratio 1 (8 of 8), max_abs_error 0.5"), std::string::npos)
+      << r.measured;
+  EXPECT_EQ(r.worst_index, 3);
+}
+
 TEST(TtkMixed, NanAndInfRules) {
   // One NaN where 1 is due, in 1000 elements: 99.9 % match, but the mismatch is unbounded.
   Out o = with_bad(DType::kFloat32, 1000, 1.0, 0, 0);
