@@ -75,6 +75,10 @@ void store_in_corpus(Deviation &d, const CampaignResult &run, const std::string 
   entry["kind"] = d.kind;
   entry["call"] = d.call;
   entry["sut"] = to_json(run.sut_identity);
+  // Every file of the SUT (path, SONAME, size, SHA-256) in load order: a split library is one
+  // build only if each of its files is the same.
+  entry["sut_file_identities"] = nlohmann::json::array();
+  for (const auto &f : run.sut_files) entry["sut_file_identities"].push_back(to_json(f));
   // A library split over several files (or "cann") is loaded again as it was given.
   if (run.sut_files.size() > 1) {
     std::string spec;

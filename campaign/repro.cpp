@@ -66,7 +66,10 @@ void write_repros(CampaignResult &r, const std::string &out_dir, const ReproOpti
     o.sut_path = r.sut_identity.path.empty() ? r.sut : r.sut_identity.path;
     o.sut_sha256 = r.sut_identity.sha256;
     if (r.sut_files.size() > 1)
-      for (const auto &f : r.sut_files) o.sut_files.push_back(f.path);
+      for (const auto &f : r.sut_files) {
+        o.sut_files.push_back(f.path);
+        o.sut_file_sha256s.push_back(f.sha256);
+      }
     o.device = std::max(d.device, 0);
     o.include_dir = repro_include_dir();
     o.file_name = fs::path(name).filename().string();

@@ -36,7 +36,8 @@ struct ReproOptions {
   // A library split over several files (the vendor's libascendcl.so, libnnopbase.so,
   // libopapi.so): every file in load order, all of them linked; sut_path is the one holding the op.
   std::vector<std::string> sut_files;
-  int device = 0;  // the device the case ran on (aclrtSetDevice)
+  std::vector<std::string> sut_file_sha256s;  // each of sut_files' SHA-256, in the same order
+  int device = 0;                             // the device the case ran on (aclrtSetDevice)
   // A protocol probe to make instead of the plain two-phase call: "ABI-TWOPHASE-2" (phase one
   // with workspaceSize NULL, then executor NULL), "ABI-TWOPHASE-3" (phase two with executor NULL,
   // workspace NULL, workspaceSize - 1), "ABI-TWOPHASE-4" (the executor run twice); "" for none.

@@ -42,6 +42,11 @@ std::string repro_file_header(const ReproPlan &p) {
     s += fmt::format("// run: ./{}\n", stem);
     s += fmt::format("// SUT: {} (sha256 {})\n", options.sut_path,
                      options.sut_sha256.empty() ? "unknown" : options.sut_sha256);
+    // A split library: every file with its hash, so that each can be checked.
+    for (size_t i = 0; i < options.sut_files.size() && options.sut_files.size() > 1; ++i)
+      s += fmt::format(
+          "// SUT file {}: {} (sha256 {})\n", i + 1, options.sut_files[i],
+          i < options.sut_file_sha256s.size() ? options.sut_file_sha256s[i] : "unknown");
   }
   s += "/**\n";
   if (!options.title.empty()) s += " * " + comment_text(options.title) + "\n *\n";

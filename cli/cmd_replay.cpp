@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -18,20 +19,43 @@ std::string describe_identity(const SutIdentity &s) {
   return fmt::format("{} (sha256 {})", s.path, s.sha256);
 }
 
-// replay: which SUT to load. The corpus entries record theirs ("sut": {path, soname, size,
-// sha256}, and "sut_files" for a library split over several files); without --sut that one is
-// used, with --sut a different build is pointed out.
+// A corpus entry's SUT: every file in load order (path, SONAME, size, SHA-256). Entries written
+// before every file was recorded name only the file holding the ops ("sut").
+std::vector<SutIdentity> recorded_files(const nlohmann::json &j) {
+  std::vector<SutIdentity> files;
+  if (j.contains("sut_file_identities"))
+    for (const auto &f : j.at("sut_file_identities")) files.push_back(sut_identity_from_json(f));
+  if (files.empty()) files.push_back(sut_identity_from_json(j.at("sut")));
+  return files;
+}
+
+bool same_build(const std::vector<SutIdentity> &a, const std::vector<SutIdentity> &b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](const SutIdentity &x, const SutIdentity &y) {
+           return x.sha256 == y.sha256;
+         });
+}
+
+std::string describe_files(const std::vector<SutIdentity> &files) {
+  std::string s;
+  for (const auto &f : files) s += (s.empty() ? "" : ", ") + describe_identity(f);
+  return s;
+}
+
+// replay: which SUT to load. The corpus entries record theirs ("sut_file_identities": every file
+// of it; "sut_files" to load a library split over several files); without --sut that one is
+// used, with --sut a different build of any of its files is pointed out.
 std::string replay_sut(const std::vector<fs::path> &files, const std::string &given) {
-  std::optional<SutIdentity> recorded;
+  std::optional<std::vector<SutIdentity>> recorded;
   std::string recorded_spec;
   for (const auto &f : files) {
     const nlohmann::json j = read_json("replay", f);
     if (!j.contains("sut")) continue;
-    const SutIdentity s = sut_identity_from_json(j.at("sut"));
-    recorded_spec = j.value("sut_files", s.path);
-    if (recorded && recorded->sha256 != s.sha256)
-      throw UsageError("replay: the corpus records two SUTs, " + describe_identity(*recorded) +
-                       " and " + describe_identity(s) + " (" + f.string() +
+    const std::vector<SutIdentity> s = recorded_files(j);
+    recorded_spec = j.value("sut_files", sut_identity_from_json(j.at("sut")).path);
+    if (recorded && !same_build(*recorded, s))
+      throw UsageError("replay: the corpus records two SUTs, " + describe_files(*recorded) +
+                       " and " + describe_files(s) + " (" + f.string() +
                        "); replay them separately");
     recorded = s;
   }
@@ -43,10 +67,13 @@ std::string replay_sut(const std::vector<fs::path> &files, const std::string &gi
     return recorded_spec;
   }
   if (recorded) {
-    const SutIdentity now = identify_sut(sut_files(given).back());
-    if (now.sha256 != recorded->sha256)
-      std::cout << "warning: replaying against " << describe_identity(now)
-                << ", not the SUT recorded in the corpus, " << describe_identity(*recorded) << "\n";
+    std::vector<SutIdentity> now;
+    for (const auto &f : sut_files(given)) now.push_back(identify_sut(f));
+    // An old entry names one file: the one holding the ops, the last.
+    if (recorded->size() == 1 && now.size() > 1) now.erase(now.begin(), now.end() - 1);
+    if (!same_build(now, *recorded))
+      std::cout << "warning: replaying against " << describe_files(now)
+                << ", not the SUT recorded in the corpus, " << describe_files(*recorded) << "\n";
   }
   return given;
 }

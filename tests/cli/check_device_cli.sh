@@ -84,4 +84,29 @@ got=$?
 [ "$got" -eq 1 ] || { cat "$work/replay.log"; fail "replay: exit $got, expected 1"; }
 grep -q "replaying against .*libascendcl.so:.*libnnopbase.so:.*libopapi.so" "$work/replay.log" ||
   { cat "$work/replay.log"; fail "replay did not load the recorded files"; }
+# Every file is identified in the corpus and the repro (a split library is one build only if each
+# of its files is the same), and replay on a copy whose runtime file differs says so.
+python3 - "$work/broken/corpus" <<'PY' || fail "a corpus entry does not identify each of the three files"
+import json, pathlib, sys
+for f in pathlib.Path(sys.argv[1]).glob("*.json"):
+    ids = json.load(open(f))["sut_file_identities"]
+    names = [pathlib.Path(i["path"]).name for i in ids]
+    assert names == ["libascendcl.so", "libnnopbase.so", "libopapi.so"], names
+    assert all(len(i["sha256"]) == 64 and i["size"] > 0 for i in ids), ids
+PY
+grep -q "^// SUT file 1: .*libascendcl.so (sha256 [0-9a-f]\{64\})" "$work/broken/repros/"*.cpp ||
+  fail "a repro does not give each file's hash"
+other="$work/other-cann"
+mkdir -p "$other/lib64" && cp "$cann/lib64/"*.so "$other/lib64/"
+printf 'x' >> "$other/lib64/libascendcl.so"  # another build of the runtime file alone
+ACLNN_DEVEMU_INNER=$broken ASCEND_HOME_PATH=$other "$cli" replay "$work/broken/corpus" --sut cann \
+  --out "$work/replay-other" --quiet > "$work/replay-other.log" 2>&1
+grep -q "warning: replaying against .*libascendcl.so.*not the SUT recorded in the corpus" \
+  "$work/replay-other.log" ||
+  { cat "$work/replay-other.log"; fail "replay on another build of libascendcl.so did not say so"; }
+ACLNN_DEVEMU_INNER=$broken "$cli" replay "$work/broken/corpus" --sut cann --out "$work/replay-same" \
+  --quiet > "$work/replay-same.log" 2>&1
+if grep -q "not the SUT recorded" "$work/replay-same.log"; then
+  cat "$work/replay-same.log"; fail "replay on the recorded files warned of another build"
+fi
 echo "device CLI checks passed"
