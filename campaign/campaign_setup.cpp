@@ -31,6 +31,14 @@ Campaign::Campaign(const CampaignConfig &cfg, std::ostream &log)
 // ---- Set-up: the first worker says what the SUT exports, then every device is started ----
 
 void Campaign::setup() {
+  // The python: adapter embeds one interpreter per worker with one module (named by the
+  // environment): a second module as the competitor would replace the SUT's, and the run would
+  // judge the competitor against itself.
+  if (is_python_sut(cfg_.sut) && is_python_sut(cfg_.competitor) && cfg_.sut != cfg_.competitor)
+    throw std::invalid_argument("--competitor " + cfg_.competitor +
+                                ": a worker embeds one Python module, and --sut is " + cfg_.sut +
+                                "; a python: competitor must be the SUT's own module, or a "
+                                "library (builtin, a .so)");
   files_ = sut_files(cfg_.sut);
   if (!cfg_.competitor.empty()) {
     try {

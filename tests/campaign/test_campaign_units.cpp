@@ -372,6 +372,20 @@ TEST(CampaignStop, AStopBeforeTheSutStartedIsAnInterruptedRunNotAnError) {
     EXPECT_EQ(w.find("does not take the product"), std::string::npos) << w;
 }
 
+// Two python: modules cannot share a worker's one embedded module: refused as a usage error, not
+// run with the competitor's module standing in for the SUT's.
+TEST(CampaignSetUp, TwoPythonModulesAsSutAndCompetitorAreRefused) {
+  std::ostringstream log;
+  CampaignConfig cfg;
+  cfg.cases = 1;
+  cfg.sut = "python:numpy_ops";
+  cfg.competitor = "python:numpy_ops_faulty";
+  cfg.out_dir =
+      (fs::temp_directory_path() / ("aclnn-conform-test-two-modules-" + std::to_string(::getpid())))
+          .string();
+  EXPECT_THROW(run_campaign(cfg, log), std::invalid_argument);
+}
+
 TEST(Corpus, AStoredCounterexampleIsReplayedAsItWas) {
   const fs::path dir = fs::temp_directory_path() / ("aclnn-corpus-" + std::to_string(getpid()));
   fs::remove_all(dir);
