@@ -206,15 +206,17 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
     forwarding();
     return real(dst, destMax, src, count, kind);
   }
-  // The built-in library's argument checks and codes first (ABI-RUNTIME-1).
+  // The argument checks first, with the vendor runtime's code: a bad kind or cnt > destMax is
+  // RT_ERROR_INVALID_VALUE, ACL_ERROR_RT_PARAM_INVALID 107000 (ApiImpl::MemCopySync; the CPU
+  // library answers 100000, and ABI-STATUS-1 takes either).
   const int k = static_cast<int>(kind);
   if (k < ACL_MEMCPY_HOST_TO_HOST || k > ACL_MEMCPY_DEVICE_TO_DEVICE)
     return fail(
-        ACL_ERROR_INVALID_PARAM,
-        fmt::format("aclrtMemcpy: kind {} is not an aclrtMemcpyKind (0..3) (status 100000)", k));
+        ACL_ERROR_RT_PARAM_INVALID,
+        fmt::format("aclrtMemcpy: kind {} is not an aclrtMemcpyKind (0..3) (status 107000)", k));
   if (count > destMax)
-    return fail(ACL_ERROR_INVALID_PARAM,
-                fmt::format("aclrtMemcpy: count {} is larger than destMax {} (status 100000)",
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                fmt::format("aclrtMemcpy: count {} is larger than destMax {} (status 107000)",
                             count, destMax));
   if (count == 0) return ACL_SUCCESS;
   if (dst == nullptr || src == nullptr)
