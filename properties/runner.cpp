@@ -24,15 +24,16 @@ std::string recent_error_traced(const Sut &sut) {
   return traced("aclGetRecentErrMsg", [&] { return sut.recent_error(); });
 }
 
-// Out of memory on a device: ACL_ERROR_BAD_ALLOC (acl_base.h), ACL_ERROR_RT_MEMORY_ALLOCATION
-// (207001, the runtime's rt_error_codes.h) and ACL_ERROR_STORAGE_OVER_LIMIT.
-constexpr int kRtMemoryAllocation = 207001;
+// Out of memory on a device: ACL_ERROR_BAD_ALLOC (acl_base.h), the runtime's
+// ACL_ERROR_RT_MEMORY_ALLOCATION (207001) and ACL_ERROR_RT_DEVIDE_OOM (207018, "device oom", the
+// vendor's spelling; rt_error_codes.h) and ACL_ERROR_STORAGE_OVER_LIMIT.
+constexpr int kRtDeviceOom = 207018;
 
 }  // namespace
 
 bool is_out_of_memory_status(int status) {
-  return status == ACL_ERROR_BAD_ALLOC || status == kRtMemoryAllocation ||
-         status == ACL_ERROR_STORAGE_OVER_LIMIT;
+  return status == ACL_ERROR_BAD_ALLOC || status == ACL_ERROR_RT_MEMORY_ALLOCATION ||
+         status == kRtDeviceOom || status == ACL_ERROR_STORAGE_OVER_LIMIT;
 }
 
 std::string device_health_check(const Sut &sut, bool &out_of_memory) {
@@ -41,9 +42,8 @@ std::string device_health_check(const Sut &sut, bool &out_of_memory) {
   // Not a clause's call: a death here is the device's (the campaign reads the call's name).
   ClauseScope clause("");
   void *p = nullptr;
-  const aclError allocated = traced("device health check: aclrtMalloc", [&] {
-    return abi.malloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
-  });
+  const aclError allocated = traced("device health check: aclrtMalloc",
+                                    [&] { return abi.malloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST); });
   if (allocated != ACL_SUCCESS || !p) {
     out_of_memory = is_out_of_memory_status(allocated);
     return "aclrtMalloc(64 bytes) gave " + std::to_string(allocated);
@@ -51,13 +51,12 @@ std::string device_health_check(const Sut &sut, bool &out_of_memory) {
   unsigned char in[64], back[64] = {};
   for (int i = 0; i < 64; ++i) in[i] = static_cast<unsigned char>(i * 5 + 3);
   std::string problem;
-  const aclError up = traced("device health check: aclrtMemcpy(host to device)", [&] {
-    return abi.memcpy(p, 64, in, 64, ACL_MEMCPY_HOST_TO_DEVICE);
-  });
-  const aclError synced =
-      abi.synchronize_stream ? traced("device health check: aclrtSynchronizeStream",
-                                      [&] { return abi.synchronize_stream(sut.stream()); })
-                             : ACL_SUCCESS;
+  const aclError up = traced("device health check: aclrtMemcpy(host to device)",
+                             [&] { return abi.memcpy(p, 64, in, 64, ACL_MEMCPY_HOST_TO_DEVICE); });
+  const aclError synced = abi.synchronize_stream
+                              ? traced("device health check: aclrtSynchronizeStream",
+                                       [&] { return abi.synchronize_stream(sut.stream()); })
+                              : ACL_SUCCESS;
   const aclError down = traced("device health check: aclrtMemcpy(device to host)", [&] {
     return abi.memcpy(back, 64, p, 64, ACL_MEMCPY_DEVICE_TO_HOST);
   });
@@ -167,9 +166,8 @@ Outcome run_case(const Sut &sut, const OpDescriptor &op, const Case &c, const Ru
     // On a device the second call only enqueues the op: outputs, guards and some errors appear
     // at the synchronize, which belongs to the op's call (its hang is the op's hang).
     if (sut.abi().synchronize_stream) {
-      const aclError synced = traced(op.abi_name + " (aclrtSynchronizeStream)", [&] {
-        return sut.abi().synchronize_stream(sut.stream());
-      });
+      const aclError synced = traced(op.abi_name + " (aclrtSynchronizeStream)",
+                                     [&] { return sut.abi().synchronize_stream(sut.stream()); });
       if (synced != ACL_SUCCESS && out.status == 0) {
         out.status = synced;
         out.phase = 2;

@@ -116,3 +116,15 @@ TEST(Abi, RuntimeCallsWorkOnTheSut) {
 }
 
 }  // namespace
+
+namespace {
+// The device's out-of-memory statuses are told from the op's own failures: each code the
+// vendor's headers give for it, and no neighbouring code.
+TEST(Abi, OutOfMemoryStatusesAreTheVendorsFour) {
+  using aclnn_conform::is_out_of_memory_status;
+  for (const int oom : {ACL_ERROR_BAD_ALLOC, 207001, 207018, ACL_ERROR_STORAGE_OVER_LIMIT})
+    EXPECT_TRUE(is_out_of_memory_status(oom)) << oom;
+  for (const int other : {0, 100000, 107000, 161002, 207000, 207002, 207017, 207019, 507015})
+    EXPECT_FALSE(is_out_of_memory_status(other)) << other;
+}
+}  // namespace
