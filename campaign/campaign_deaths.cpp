@@ -90,7 +90,9 @@ std::string Campaign::death_text(const WorkerProcess &w, const WorkerExit &exit)
   const int status = exit.status;
   const std::string call = trace.call[0] ? trace.call : "the SUT's calls";
   const double limit_gib = worker_memory_limit_gib();
-  const double data_gib = static_cast<double>(trace.data_bytes_at_death) / (1 << 30);
+  // What the calls allocated: the data segment at death beyond what the started SUT held.
+  const double data_gib =
+      static_cast<double>(trace.data_bytes_at_death - trace.data_bytes_after_start) / (1 << 30);
   if (trace.fatal[0]) return trace.fatal;
   if (w.pipe_closed_alive)
     return fmt::format(
@@ -116,7 +118,7 @@ std::string Campaign::death_text(const WorkerProcess &w, const WorkerExit &exit)
     // Under RLIMIT_DATA an allocation beyond the limit fails, and the SUT then dies of it.
     return fmt::format(
         "the SUT exceeded the worker's {:.3g} GiB memory limit in {}: it died of signal {} ({}) "
-        "with {:.2f} GiB of data allocated",
+        "with {:.2f} GiB of data allocated beyond what its start held",
         limit_gib, call, WTERMSIG(status), strsignal(WTERMSIG(status)), data_gib);
   if (WIFSIGNALED(status))
     return fmt::format("{}: signal {} ({}){}",
@@ -181,7 +183,7 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   }
   // A call killed below the case timeout is a suspect: its task runs once more, first in the
   // queue, with a wider allowance, and only a second overrun is recorded as a hang.
-  if (exit.timed_out && trace.in_sut && !trace.first_call) {
+  if (exit.timed_out && trace.in_sut && !trace.first_call && !trace.new_kernel) {
     if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end()) {
       it->second = SecondRun::kOverran;
     } else if (w.timeout_override <= 0 && w.killed_after > 0 && w.killed_after < case_timeout()) {

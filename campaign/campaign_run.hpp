@@ -86,7 +86,7 @@ class Campaign {
     hang_model_.observe(w.id, t);
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
     if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
-    if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0') return base;
+    if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0' || t.new_kernel) return base;
     // A crash's candidates keep the case timeout: there a slow candidate is no evidence.
     if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout")) return base;
     const bool confirming = !w.shrinking && suspect_in_flight(w);

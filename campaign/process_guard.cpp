@@ -127,29 +127,32 @@ void check_process() {
 void on_fatal_signal(int sig) {
   if (CallTrace *t = g_guard.trace) {
     t->death_signal = sig;
-    const int fd = open("/proc/self/statm", O_RDONLY);
-    if (fd >= 0) {
-      char buf[256];
-      const ssize_t n = read(fd, buf, sizeof buf - 1);
-      close(fd);
-      // Fields: size resident shared text lib data dt (pages); the sixth is data + stack.
-      long long field = 0, value = 0;
-      for (ssize_t i = 0; i < n && field < 6; ++i) {
-        if (buf[i] == ' ' || buf[i] == '\n') {
-          if (++field == 6) break;
-          value = 0;
-        } else if (buf[i] >= '0' && buf[i] <= '9') {
-          value = value * 10 + (buf[i] - '0');
-        }
-      }
-      if (field >= 5) t->data_bytes_at_death = value * sysconf(_SC_PAGESIZE);
-    }
+    if (const long long bytes = data_segment_bytes(); bytes >= 0) t->data_bytes_at_death = bytes;
   }
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
 }  // namespace
+
+long long data_segment_bytes() {
+  const int fd = open("/proc/self/statm", O_RDONLY);
+  if (fd < 0) return -1;
+  char buf[256];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  // Fields: size resident shared text lib data dt (pages); the sixth is data + stack.
+  long long field = 0, value = 0;
+  for (ssize_t i = 0; i < n && field < 6; ++i) {
+    if (buf[i] == ' ' || buf[i] == '\n') {
+      if (++field == 6) break;
+      value = 0;
+    } else if (buf[i] >= '0' && buf[i] <= '9') {
+      value = value * 10 + (buf[i] - '0');
+    }
+  }
+  return field >= 5 ? value * sysconf(_SC_PAGESIZE) : -1;
+}
 
 void install_process_guard(int result_fd, int command_fd, CallTrace *trace, bool memory_limited) {
   g_guard.trace = trace;

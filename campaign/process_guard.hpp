@@ -17,6 +17,10 @@ namespace aclnn_conform {
 // runs under RLIMIT_DATA, and fatal signals record the data segment in the trace page first.
 void install_process_guard(int result_fd, int command_fd, CallTrace *trace, bool memory_limited);
 
+// The process's data segment in bytes (/proc/self/statm: what RLIMIT_DATA limits), -1 if
+// unreadable. Async-signal-safe.
+long long data_segment_bytes();
+
 // The pipes are the worker's only way to hear and to report: without them, stop with the reason.
 void check_result_pipe();
 

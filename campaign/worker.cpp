@@ -247,6 +247,21 @@ std::string case_clause(const OpDescriptor &op, const Case &c) {
   return op.clauses.empty() ? "ABI-TWOPHASE-1" : op.clauses.front();
 }
 
+std::string kernel_signature(const OpDescriptor &op, const Case &c) {
+  std::string s = op.name;
+  for (const auto &[name, t] : c.tensors)
+    s += " " + name + ":" + (t.present ? std::string(aclnn_ref::dtype_name(t.dtype)) : "null");
+  return s;
+}
+
+namespace {
+// Whether case c runs a kernel this worker has not run yet (recorded now). Only a call the op
+// accepts reaches a kernel; a rejected one loads nothing.
+bool new_kernel(const WorkerContext &ctx, const OpDescriptor &op, const Case &c) {
+  return ctx.kernels && op.check(c, {}).ok() && ctx.kernels->insert(kernel_signature(op, c)).second;
+}
+}  // namespace
+
 nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   const auto started = Clock::now();
   const CampaignConfig &cfg = *ctx.cfg;
@@ -259,7 +274,11 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
 
   if (t.kind == Task::Kind::kProtocol) {
     arm_late_write_check();
-    auto results = probe(t, c, ctx);
+    std::vector<ClauseResult> results;
+    {
+      NewKernelScope fresh(new_kernel(ctx, op, c));
+      results = probe(t, c, ctx);
+    }
     for (const auto &cr : results) r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
     const std::string target = first_failure(results);
     if (target.empty()) {
@@ -298,7 +317,11 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   }
 
   arm_late_write_check();
-  Outcome o = run_case(*ctx.sut, op, c);
+  Outcome o;
+  {
+    NewKernelScope fresh(new_kernel(ctx, op, c));
+    o = run_case(*ctx.sut, op, c);
+  }
   // A runtime call that failed the set-up or the copy back: the worker asks whether the device
   // is still there, or full, before this is judged as the op's (worker_process_main).
   if (o.harness_error && o.harness_status != 0)
@@ -367,6 +390,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
 }
 
 void run_candidate(const Task &t, const Case &candidate, const WorkerContext &ctx) {
+  NewKernelScope fresh(new_kernel(ctx, *t.op, candidate));
   if (t.kind == Task::Kind::kProtocol) {
     if (t.op->check(candidate, {}).ok()) protocol_probe(*ctx.sut, *t.op, candidate);
   } else {

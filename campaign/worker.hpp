@@ -34,7 +34,13 @@ struct WorkerContext {
   // Called with the clause when a task's case is seen to deviate, before it is shrunk (the
   // campaign times the deviation from then: a shrink can take seconds).
   std::function<void(const std::string &clause)> on_found;
+  // The (op, tensor dtype signature) pairs this worker has run (null: not tracked): the first call
+  // of each is marked a new kernel in the call trace (CallTrace::new_kernel).
+  std::set<std::string> *kernels = nullptr;
 };
+
+// The kernel a valid case runs, as a device selects it: the op and each tensor's dtype.
+std::string kernel_signature(const OpDescriptor &op, const Case &c);
 
 // Runs one task and returns its result record (see worker.cpp for the fields).
 nlohmann::json run_task(const Task &t, const WorkerContext &ctx);
@@ -47,7 +53,8 @@ void run_candidate(const Task &t, const Case &candidate, const WorkerContext &ct
 // else ABI-RANK-1 at rank 8, else the op's first value clause.
 std::string case_clause(const OpDescriptor &op, const Case &c);
 
-// The address-space limit of a worker (setrlimit RLIMIT_DATA) in GiB: 16 by default,
+// The data limit of a worker (setrlimit RLIMIT_DATA), beyond what it holds once its SUT has
+// started, in GiB: 16 by default,
 // ACLNN_CONFORM_MEMORY_GIB overrides, 0 = none (always 0 in sanitizer builds, whose shadow memory
 // needs the address space).
 double worker_memory_limit_gib();

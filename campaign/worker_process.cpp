@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -56,6 +57,7 @@ struct Worker {
   std::unique_ptr<Sut> sut, competitor;
   WorkerContext ctx;
   std::set<std::string> warmed, no_warm_up;
+  std::set<std::string> kernels;  // the (op, dtype signature) pairs this worker has run
   CallTrace *trace = nullptr;
   // The calls a device fault is charged to belong to a unit: a task, or an op's warm-up. The
   // unit running now (and the successful calls made before it began), and the last unit that
@@ -80,7 +82,7 @@ void end_unit(Worker &w) {
 void reset_trace(CallTrace *trace) {
   if (!trace) return;
   trace->call[0] = trace->clause[0] = trace->activity[0] = trace->fatal[0] = '\0';
-  trace->in_sut = trace->first_call = trace->death_signal = 0;
+  trace->in_sut = trace->first_call = trace->new_kernel = trace->death_signal = 0;
   trace->data_bytes_at_death = 0;
 }
 
@@ -145,8 +147,8 @@ std::optional<nlohmann::json> device_fault(Worker &w, const nlohmann::json &resu
 // started: a case's generation depends on it, so every worker must hold the decided one.
 void follow_emulation(Worker &w, const nlohmann::json &command) {
   if (command.contains("product_emulation"))
-    w.cfg.product_emulation = command["product_emulation"].get<bool>() ? ProductEmulation::kOn
-                                                                       : ProductEmulation::kOff;
+    w.cfg.product_emulation =
+        command["product_emulation"].get<bool>() ? ProductEmulation::kOn : ProductEmulation::kOff;
 }
 
 void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
@@ -221,12 +223,8 @@ int worker_process_main(int argc, char **argv) {
   signal(SIGTERM, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   // A SUT that allocates without bound fails inside its call instead of taking the machine.
+  // The memory limit is set once the SUT has started (below): counted from there.
   const double gib = worker_memory_limit_gib();
-  if (gib > 0) {
-    const auto bytes = static_cast<rlim_t>(gib * 1024 * 1024 * 1024);
-    const rlimit limit{bytes, bytes};
-    setrlimit(RLIMIT_DATA, &limit);
-  }
   Worker w;
   void *page =
       mmap(nullptr, sizeof(CallTrace), PROT_READ | PROT_WRITE, MAP_SHARED, kWorkerTraceFd, 0);
@@ -269,6 +267,15 @@ int worker_process_main(int argc, char **argv) {
       records.send(record_tag::kHello, {{"ok", false}, {"device", device}, {"error", error}});
       return 0;
     }
+    // The limit: gib beyond what the started SUT holds (a device runtime may map a large arena
+    // at start; the limit is for the calls' own allocations).
+    if (gib > 0) {
+      const long long started_bytes = std::max(0LL, data_segment_bytes());
+      if (w.trace) w.trace->data_bytes_after_start = started_bytes;
+      const auto bytes = static_cast<rlim_t>(started_bytes + gib * 1024 * 1024 * 1024);
+      const rlimit limit{bytes, bytes};
+      setrlimit(RLIMIT_DATA, &limit);
+    }
     nlohmann::json ops = nlohmann::json::array();
     for (const auto *op : registry())
       if (op->available(w.sut->abi())) ops.push_back(op->name);
@@ -280,6 +287,7 @@ int worker_process_main(int argc, char **argv) {
          {"ops", ops},
          {"start_seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
     w.ctx.sut = w.sut.get();
+    w.ctx.kernels = &w.kernels;
     w.ctx.competitor = w.competitor.get();
     w.ctx.cfg = &w.cfg;
     while (const auto command = next_command()) {

@@ -60,6 +60,16 @@ FirstCallScope::~FirstCallScope() {
   if (g_sink) g_sink->first_call = saved_;
 }
 
+NewKernelScope::NewKernelScope(bool fresh) {
+  if (!g_sink) return;
+  saved_ = g_sink->new_kernel;
+  if (fresh) g_sink->new_kernel = 1;
+}
+
+NewKernelScope::~NewKernelScope() {
+  if (g_sink) g_sink->new_kernel = saved_;
+}
+
 void enter_sut(std::string_view call) {
   if (!g_sink) return;
   copy_text(g_sink->call, call);
@@ -87,7 +97,9 @@ void set_case_bytes(long long bytes) {
 void leave_sut() {
   if (g_sink) {
     __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
-    if (!g_sink->first_call && g_sink->activity[0] == '\0') {
+    // Not timed: first calls and calls of a kernel new to the worker (a load, not the kernel's
+    // speed), nor the worker's own activities.
+    if (!g_sink->first_call && !g_sink->new_kernel && g_sink->activity[0] == '\0') {
       timespec now{};
       clock_gettime(CLOCK_MONOTONIC, &now);
       const long long ns =

@@ -32,10 +32,19 @@ struct CallTrace {
   // RLIMIT_DATA limits) at that moment, so that running out of memory is told from a crash.
   int death_signal;
   long long data_bytes_at_death;
+  // The data segment when the worker had started (the SUT loaded, its device and stream up): the
+  // memory limit counts from there, so that a runtime that maps a large device arena at start
+  // is not taken for a runaway allocation. Set once, not reset per task.
+  long long data_bytes_after_start;
   // 1 while the call in flight is a first call (loading the library, starting the device, the
   // warm-up call of an op: a device loads its kernels then): the parent gives it the first-call
   // allowance instead of the case timeout.
   int first_call;
+  // 1 while a task's call runs an op with a tensor dtype signature this worker has not run before:
+  // a device may load (or compile) that kernel now, as real NPUs do per dtype. The parent allows
+  // it the case timeout instead of the adaptive hang threshold (campaign/hang_model.hpp), so that
+  // a slow load is never called a hang; a real hang there is still one at the case timeout.
+  int new_kernel;
   // What the worker is doing apart from a task's own calls: "start", "warm-up <op>",
   // "health check", "teardown" ("" while it runs a task).
   char activity[64];
@@ -101,6 +110,18 @@ class FirstCallScope {
   ~FirstCallScope();
   FirstCallScope(const FirstCallScope &) = delete;
   FirstCallScope &operator=(const FirstCallScope &) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
+// Calls made in this scope run a kernel new to this worker (CallTrace::new_kernel) when `fresh`.
+class NewKernelScope {
+ public:
+  explicit NewKernelScope(bool fresh);
+  ~NewKernelScope();
+  NewKernelScope(const NewKernelScope &) = delete;
+  NewKernelScope &operator=(const NewKernelScope &) = delete;
 
  private:
   int saved_ = 0;

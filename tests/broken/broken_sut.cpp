@@ -26,9 +26,13 @@
 //       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
 //       "slow"     one call of the whole run takes 3 s longer (slow once, not hung): a process's
 //                  40th call, in the first process to create the file ACLNN_BROKEN_SLOW_ONCE,
-//   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe).
+//   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe),
+//   - with ACLNN_BROKEN_ARENA_GIB=N, loading the library maps an N GiB private read-write arena
+//     (reserved, not touched), as a device runtime may map its device memory at start, and
+//     aborts if it cannot (the worker's memory limit must count from the started SUT).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -55,6 +59,17 @@ void late_writer(const aclTensor *tensor, View out) {
     if (!alive) return;  // destroyed
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
+}
+
+// ACLNN_BROKEN_ARENA_GIB: the arena a device runtime maps when it is loaded.
+__attribute__((constructor)) void map_arena() {
+  const char *gib = std::getenv("ACLNN_BROKEN_ARENA_GIB");
+  if (gib == nullptr || std::atoi(gib) <= 0) return;
+  const size_t bytes = static_cast<size_t>(std::atoi(gib)) << 30;
+  void *arena = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (arena == MAP_FAILED) std::abort();  // a runtime that cannot map its memory cannot start
+  static_cast<char *>(arena)[0] = 1;
 }
 
 void hang_on_segv(int) {

@@ -302,6 +302,23 @@ CampaignResult hostile_campaign(const char *how, const std::string &dir, int64_t
   return run_campaign(cfg, log);
 }
 
+// A runtime that maps a large arena when it is loaded (here 18 GiB, above the worker's default
+// 16 GiB limit) starts: the limit counts what the calls allocate beyond the started SUT. Without
+// that, every worker died at its start and the run could not begin.
+TEST(CampaignOnHostileSut, AnArenaMappedAtLoadIsNotCountedAgainstTheMemoryLimit) {
+  const aclnn_test::ScopedEnv arena("ACLNN_BROKEN_ARENA_GIB", "18");
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("hostile-arena"));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = {"GeluBackward"};
+  cfg.cases = 30;
+  CampaignResult r;
+  ASSERT_NO_THROW(r = run_campaign(cfg, log)) << log.str();
+  EXPECT_GE(r.cases, 30);
+  for (const auto &d : r.deviations)
+    EXPECT_EQ(d.detail.find("memory limit"), std::string::npos) << d.detail;
+}
+
 // The processes (not zombies) whose environment carries a worker mark of this test process's
 // campaigns (ACLNN_CONFORM_RUN=<our pid>-...).
 std::vector<std::string> marked_processes_of_this_test() {

@@ -20,7 +20,9 @@
 //               without one fail with ACL_ERROR_RT_CONTEXT_NULL.
 //   fork        a process forked from one that initialised the runtime is refused.
 //   devices     ACLNN_DEVEMU_DEVICES devices (default 2); other ids fail.
-//   first-call  the first phase one of each op sleeps ACLNN_DEVEMU_FIRST_CALL_MS (kernel load).
+//   first-call  the first phase one of each op sleeps ACLNN_DEVEMU_FIRST_CALL_MS (kernel load);
+//               with ACLNN_DEVEMU_FIRST_CALL_PER=dtype, of each op and tensor dtype list, as a
+//               device that loads a binary per dtype does.
 // With any behaviour on, aclInit/aclFinalize also keep the real runtime's lifecycle codes.
 // Fault injection (independent of ACLNN_DEVEMU): ACLNN_DEVEMU_FAIL_AFTER (+ _FAIL_DEVICE,
 // _STATE_DIR), ACLNN_DEVEMU_MEMORY_BYTES, ACLNN_DEVEMU_HANG_AFTER.
@@ -106,7 +108,7 @@ DEVEMU_INTERNAL aclnnStatus launch(const char *op, void *workspace, uint64_t wor
 
 // The first phase one of each op in the process sleeps (`first-call`); kernels_loaded() counts
 // those (for the tests).
-DEVEMU_INTERNAL void first_call(const char *op);
+DEVEMU_INTERNAL void first_call(const char *op, const std::vector<const aclTensor *> &tensors);
 DEVEMU_INTERNAL uint64_t kernels_loaded();
 
 }  // namespace devemu

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -191,11 +193,25 @@ std::set<std::string> &loaded() {  // under load_mutex
 }
 }  // namespace
 
-void first_call(const char *op) {
+void first_call(const char *op, const std::vector<const aclTensor *> &tensors) {
   const Config &c = config();
   if (!c.first_call) return;
+  // Per op (default), or per op and dtype list: a kernel binary per dtype, loaded on first use.
+  static const bool per_dtype = [] {
+    const char *per = std::getenv("ACLNN_DEVEMU_FIRST_CALL_PER");
+    return per != nullptr && std::string(per) == "dtype";
+  }();
+  std::string kernel = op;
+  if (per_dtype)
+    for (const aclTensor *t : tensors) {
+      // The inner library's getter: the handles are its own (libascendcl does not link nnopbase).
+      static const auto get_dtype = inner<decltype(&aclGetDataType)>("aclGetDataType");
+      aclDataType dtype = ACL_DT_UNDEFINED;
+      if (t != nullptr) get_dtype(t, &dtype);
+      kernel += " " + std::to_string(t != nullptr ? static_cast<int>(dtype) : -1);
+    }
   std::lock_guard lock(load_mutex());  // a second caller waits for the load, as for a kernel
-  if (loaded().insert(op).second && c.first_call_ms > 0)
+  if (loaded().insert(kernel).second && c.first_call_ms > 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(c.first_call_ms));
 }
 

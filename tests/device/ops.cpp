@@ -33,7 +33,7 @@ template <typename Forward>
 aclnnStatus phase_one(const char *op, const char *api, Forward forward, const Tensors &tensors,
                       uint64_t *workspaceSize, aclOpExecutor **executor) {
   if (aclError e = devemu::enter(api, devemu::Need::kDevice)) return e;
-  devemu::first_call(op);
+  devemu::first_call(op, tensors);
   devemu::forwarding();
   const aclnnStatus s = forward();
   if (s == ACLNN_SUCCESS && executor != nullptr && *executor != nullptr)
