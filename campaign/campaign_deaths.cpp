@@ -4,6 +4,7 @@
 // the device's, not the op's (docs/device.md).
 #include <fmt/format.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <cstring>
 #include <optional>
@@ -75,8 +76,25 @@ void Campaign::device_fault(WorkerProcess &w, const Task &t, const nlohmann::jso
   record_crash(p, nullptr, 0);
 }
 
-// Stops every worker (deadline or interrupt); what was in flight is not counted.
+// Stops every worker (deadline or interrupt); what was in flight is not counted, and a call that
+// had been running for a second or more is named with how long (a hang not yet confirmed looks
+// like this: the report must not leave it unsaid).
 void Campaign::stop_all(const char *why) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const long long now_ns = static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+  for (const auto &w : pool_.workers()) {
+    if (!w.trace || !w.trace->in_sut || w.outstanding.empty()) continue;
+    const double seconds = static_cast<double>(now_ns - w.trace->entered_ns) * 1e-9;
+    if (seconds >= 1.0)
+      result_.warnings.push_back(fmt::format(
+          "{}: a worker on device {} was stopped {:.3g} s into {} ({}), below its allowance of "
+          "{:.3g} s: neither judged nor confirmed as a hang",
+          why, w.device, seconds, w.trace->call[0] ? w.trace->call : "a call of the SUT",
+          w.outstanding.front().kind == WorkItem::Kind::kTask ? w.outstanding.front().task.origin
+                                                              : "a shrink candidate",
+          allowance(w, *w.trace)));
+  }
   stopped_in_flight_ += pool_.stop_all();
   if (stopped_in_flight_ > 0)
     result_.warnings.push_back(

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <list>
@@ -15,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
@@ -228,6 +231,34 @@ TEST(DeviceCampaign, AStreamThatNeverCompletesIsAHangOfTheOpsCall) {
             d.call.find(" (aclrtSynchronizeStream)") != std::string::npos;
   EXPECT_TRUE(hang) << r.deviations.front().kind << " in " << r.deviations.front().call;
   EXPECT_GE(r.cases, 60);
+}
+
+// A run stopped while a call hangs (below its allowance: not yet a hang) says so, with the call
+// and how long it had run: a hang not confirmed is not passed over in silence.
+TEST(DeviceCampaign, AStopDuringALongCallNamesTheCall) {
+  std::ostringstream log;
+  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_HANG_AFTER", "10"}}));
+  CampaignConfig cfg = config("stop-in-call", "cann");
+  cfg.ops = {"SeluBackward"};
+  cfg.cases = 100000;
+  cfg.jobs = 1;
+  cfg.case_timeout_seconds = 120;
+  static volatile std::sig_atomic_t stop = 0;
+  stop = 0;
+  cfg.stop_requested = &stop;
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::seconds(6));
+    stop = 1;
+  });
+  const CampaignResult r = run_campaign(cfg, log);
+  stopper.join();
+  EXPECT_TRUE(r.interrupted);
+  bool named = false;
+  for (const auto &w : r.warnings)
+    named |= w.find("interrupted: a worker on device 0 was stopped") != std::string::npos &&
+             w.find("aclnnSeluBackward") != std::string::npos &&
+             w.find("neither judged nor confirmed as a hang") != std::string::npos;
+  EXPECT_TRUE(named) << log.str();
 }
 
 }  // namespace
