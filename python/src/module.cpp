@@ -107,7 +107,8 @@ TensorArg tensor_from_array(DType dtype, const py::array &a, const std::string &
     }
   }
   t.storage.resize(static_cast<size_t>(t.offset + extent) * size);
-  std::memcpy(t.storage.data(), from, t.storage.size());
+  // An empty array's data pointer may be NULL, which memcpy must not be given even for 0 bytes.
+  if (!t.storage.empty()) std::memcpy(t.storage.data(), from, t.storage.size());
   return t;
 }
 
@@ -228,7 +229,8 @@ py::dict compare(const std::string &standard, const std::string &dtype_name, con
     const auto rec = py::array::ensure(record, py::array::c_style);
     if (static_cast<size_t>(rec.nbytes()) != e.values.bytes.size())
       throw py::value_error("expected: wrong element size for " + dtype_name);
-    std::memcpy(e.values.bytes.data(), rec.data(), e.values.bytes.size());
+    if (!e.values.bytes.empty())  // an empty array's data may be NULL (UBSan: memcpy's nonnull)
+      std::memcpy(e.values.bytes.data(), rec.data(), e.values.bytes.size());
   }
   e.exact_nearest = vector_of<double>(exact);
   e.exact_error = vector_of<double>(exact_error);
