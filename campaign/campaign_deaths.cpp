@@ -80,9 +80,7 @@ void Campaign::device_fault(WorkerProcess &w, const Task &t, const nlohmann::jso
 // had been running for a second or more is named with how long (a hang not yet confirmed looks
 // like this: the report must not leave it unsaid).
 void Campaign::stop_all(const char *why) {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  const long long now_ns = static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+  const long long now_ns = monotonic_ns();
   for (const auto &w : pool_.workers()) {
     if (!w.trace || !w.trace->in_sut || w.outstanding.empty()) continue;
     const double seconds = static_cast<double>(now_ns - w.trace->entered_ns) * 1e-9;

@@ -19,7 +19,11 @@ namespace fs = std::filesystem;
 
 void Campaign::pump() {
   pool_.pump(
-      100, [this](const WorkerProcess &w, const CallTrace &t) { return allowance(w, t); },
+      100,
+      [this](const WorkerProcess &w, const CallTrace &t) {
+        hang_model_.observe(w.id, t);
+        return allowance(w, t);
+      },
       [this](WorkerProcess &w, const std::string &line) { handle_line(w, line); },
       [this](WorkerProcess &w, const WorkerExit &e) { finish(w, e); });
 }

@@ -82,8 +82,8 @@ class Campaign {
   // suspect's second run), with the case timeout (or the shrink's) as the ceiling; the model stays
   // out while too little budget is left to confirm a suspicion. A hang's shrink candidates get the
   // suspect's allowance: the hang itself is confirmed, and each candidate that hangs costs it.
+  // Reads only: the pump feeds the hang model (observe) before it asks.
   double allowance(const WorkerProcess &w, const CallTrace &t) const {
-    hang_model_.observe(w.id, t);
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
     if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
     if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0' || t.new_kernel) return base;
@@ -172,7 +172,7 @@ class Campaign {
   std::vector<TimingStats> timings_;
   std::set<std::string> no_warm_up_;  // ops whose warm-up killed a worker
   std::set<int64_t> retried_;         // tasks run again after a device fault
-  mutable HangModel hang_model_;      // fed by allowance(), which sees every call in flight
+  HangModel hang_model_;              // fed by pump(), which sees every call in flight
   // Tasks killed below the case timeout and run once more, and how that second run ended.
   enum class SecondRun { kPending, kOverran, kReturned };
   std::map<int64_t, SecondRun> hang_suspects_;

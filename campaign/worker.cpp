@@ -247,6 +247,8 @@ std::string case_clause(const OpDescriptor &op, const Case &c) {
   return op.clauses.empty() ? "ABI-TWOPHASE-1" : op.clauses.front();
 }
 
+namespace {
+// The kernel a valid case runs, as a device selects it: the op and each tensor's dtype.
 std::string kernel_signature(const OpDescriptor &op, const Case &c) {
   std::string s = op.name;
   for (const auto &[name, t] : c.tensors)
@@ -254,11 +256,15 @@ std::string kernel_signature(const OpDescriptor &op, const Case &c) {
   return s;
 }
 
-namespace {
 // Whether case c runs a kernel this worker has not run yet (recorded now). Only a call the op
-// accepts reaches a kernel; a rejected one loads nothing.
+// accepts reaches a kernel; a rejected one loads nothing. The check runs only while kernels are
+// tracked, and once per case.
 bool new_kernel(const WorkerContext &ctx, const OpDescriptor &op, const Case &c) {
-  return ctx.kernels && op.check(c, {}).ok() && ctx.kernels->insert(kernel_signature(op, c)).second;
+  if (!ctx.kernels) return false;
+  std::string signature = kernel_signature(op, c);
+  if (ctx.kernels->count(signature) || !op.check(c, {}).ok()) return false;
+  ctx.kernels->insert(std::move(signature));
+  return true;
 }
 }  // namespace
 

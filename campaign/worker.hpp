@@ -39,9 +39,6 @@ struct WorkerContext {
   std::set<std::string> *kernels = nullptr;
 };
 
-// The kernel a valid case runs, as a device selects it: the op and each tensor's dtype.
-std::string kernel_signature(const OpDescriptor &op, const Case &c);
-
 // Runs one task and returns its result record (see worker.cpp for the fields).
 nlohmann::json run_task(const Task &t, const WorkerContext &ctx);
 

@@ -100,8 +100,7 @@ WorkerPool::WorkerPool() {
   signal(SIGPIPE, SIG_IGN);
   static int pools = 0;
   mark_ = std::string(kMarkName) + "=" + std::to_string(getpid()) + "-" +
-          std::to_string(Clock::now().time_since_epoch().count()) + "-" +
-          std::to_string(++pools);
+          std::to_string(Clock::now().time_since_epoch().count()) + "-" + std::to_string(++pools);
 }
 
 WorkerPool::~WorkerPool() {
@@ -120,8 +119,7 @@ WorkerProcess &WorkerPool::spawn(const WorkerLaunch &launch) {
   auto *trace = static_cast<CallTrace *>(page);
   std::memset(trace, 0, sizeof *trace);
   int command[2], result[2], out[2];
-  if (pipe2(command, O_CLOEXEC) != 0 || pipe2(result, O_CLOEXEC) != 0 ||
-      pipe2(out, O_CLOEXEC) != 0)
+  if (pipe2(command, O_CLOEXEC) != 0 || pipe2(result, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe failed");
   // Everything the child needs is built before the fork: it only moves descriptors and execs.
   std::vector<std::string> args{launch.executable};
@@ -238,8 +236,7 @@ void WorkerPool::pump(int poll_ms, const Allowance &allowance, const LineHandler
     if (!w.pending.empty() && w.command_fd >= 0) pfds.push_back({w.command_fd, POLLOUT, 0});
   }
   poll(pfds.data(), pfds.size(), poll_ms);
-  const long long now_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  const long long now_ns = monotonic_ns();  // the clock of CallTrace::entered_ns
   bool reaped = false;
   // Kills (if hung) and reaps a worker, then tells the caller.
   const auto gone = [&](WorkerProcess &w, bool timed_out, int status) {

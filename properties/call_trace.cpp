@@ -70,12 +70,16 @@ NewKernelScope::~NewKernelScope() {
   if (g_sink) g_sink->new_kernel = saved_;
 }
 
+long long monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+}
+
 void enter_sut(std::string_view call) {
   if (!g_sink) return;
   copy_text(g_sink->call, call);
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  g_sink->entered_ns = static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+  g_sink->entered_ns = monotonic_ns();
   __atomic_store_n(&g_sink->in_sut, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -100,11 +104,7 @@ void leave_sut() {
     // Not timed: first calls and calls of a kernel new to the worker (a load, not the kernel's
     // speed), nor the worker's own activities.
     if (!g_sink->first_call && !g_sink->new_kernel && g_sink->activity[0] == '\0') {
-      timespec now{};
-      clock_gettime(CLOCK_MONOTONIC, &now);
-      const long long ns =
-          static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec - g_sink->entered_ns;
-      ++g_sink->calls_by_rate[rate_bucket(ns, g_sink->case_bytes)];
+      ++g_sink->calls_by_rate[rate_bucket(monotonic_ns() - g_sink->entered_ns, g_sink->case_bytes)];
     }
   }
   if (g_after_sut) g_after_sut();

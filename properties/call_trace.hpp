@@ -17,6 +17,8 @@ inline constexpr int kRateBuckets = 48;
 // The bucket of CallTrace::calls_by_rate that a call of `ns` nanoseconds on a case of
 // `case_bytes` falls in, and the rate (ns per byte) below which a bucket's calls all were.
 int rate_bucket(long long ns, long long case_bytes);
+// CLOCK_MONOTONIC in nanoseconds: the clock of CallTrace::entered_ns, read by the campaign too.
+long long monotonic_ns();
 double rate_bucket_limit_ns_per_byte(int bucket);
 
 // Fixed-size, trivially copyable: it lives in a MAP_SHARED page and is read after the writer died.
