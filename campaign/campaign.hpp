@@ -95,6 +95,9 @@ struct CampaignConfig {
   int deviations_per_clause = 3;  // shrink and keep at most this many per clause
   // Unreached / under-tested clauses do not make the verdict INCOMPLETE (the report lists them).
   bool allow_incomplete = false;
+  // Targeted search for accuracy (campaign/climb.hpp): part of the valid cases climb towards the
+  // largest error. --no-climb turns it off (A/B).
+  bool climb = true;
   // Variants the SUT follows by design (--expect-variant): deviations they explain are
   // "conforms to variant", not "deviates".
   std::vector<std::string> expect_variants;

@@ -82,6 +82,7 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
   } else if (tag == record_tag::kDeviceFault) {
     device_fault(w, t, j);
   } else if (tag == record_tag::kError) {
+    climb_.completed(t.index);
     result_.warnings.push_back(fmt::format("{} ({}): the framework could not judge the case: {}",
                                            t.op->name, t.origin,
                                            j.value("error", std::string("?"))));
@@ -121,6 +122,7 @@ void Campaign::tally(const std::string &clause, bool pass, const std::string &de
 
 void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   ++result_.cases;
+  climb_.on_result(t, r);
   if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end())
     it->second = SecondRun::kReturned;
   const double seconds = r.value("seconds", 0.0);
@@ -208,6 +210,9 @@ void Campaign::finish_result() {
   }
   result_.devices = devices_.usage();
   result_.first_calls = timings_;
+  result_.climb = to_json(climb_.usage());
+  result_.worst_inputs = nlohmann::json::array();
+  for (const auto &w : climb_.worst()) result_.worst_inputs.push_back(to_json(w));
   if (cfg_.progress) std::fprintf(stderr, "\n");
   result_.seconds = seconds_since(start_);
   finalize_statuses(result_);

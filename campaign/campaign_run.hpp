@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "campaign/climb.hpp"
 #include "campaign/crash_shrink.hpp"
 #include "campaign/devices.hpp"
 #include "campaign/hang_model.hpp"
@@ -191,6 +192,8 @@ class Campaign {
   WorkerPool pool_;
   std::set<std::string> saturated_;
   CampaignResult result_;
+  // Targeted search for accuracy: climb tasks held until their horizon, starts, worst inputs.
+  ClimbBook climb_{cfg_.climb, cfg_.shard_count};
 };
 
 }  // namespace aclnn_conform::campaign_detail

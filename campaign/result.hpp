@@ -219,6 +219,10 @@ struct CampaignResult {
   std::string clause_pattern;     // ECMAScript regex; clauses it does not match are not selected
   bool allow_incomplete = false;  // unreached / under-tested clauses do not make it INCOMPLETE
   bool interrupted = false;       // stopped by SIGINT/SIGTERM: covers only what ran
+  // Targeted search (campaign/climb.hpp): report.json's "worst_inputs" (per op and output dtype,
+  // the worst element found) and "climb" (the budget climbing used); null in a replay or an
+  // older report.
+  nlohmann::json worst_inputs, climb;
 
   // interrupted -> kInterrupted; else a deviating clause -> kDeviations; else a clause not
   // reached or under-tested (unless allow_incomplete) -> kIncomplete; else kConformant.

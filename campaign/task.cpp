@@ -39,6 +39,7 @@ nlohmann::json to_json(const Task &t) {
                    {"origin", t.origin},      {"corpus_id", t.corpus_id},
                    {"edge_row", t.edge_row},  {"teardown", t.teardown}};
   if (t.stored && !t.row) j["case"] = to_json(*t.stored);
+  if (t.climb) j["climb"] = t.climb_dtype;
   return j;
 }
 
@@ -58,6 +59,10 @@ Task task_from_json(const nlohmann::json &j) {
   t.corpus_id = j.at("corpus_id");
   t.edge_row = j.at("edge_row");
   t.teardown = j.at("teardown");
+  if (j.contains("climb")) {
+    t.climb = true;
+    t.climb_dtype = j.at("climb");
+  }
   if (t.edge_row >= 0) {
     // Built once per process: the tables are the same for every task.
     static const std::vector<EdgeCase> rows = all_edge_cases();
@@ -122,8 +127,13 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.seed = splitmix64(cfg.seed ^ splitmix64(static_cast<uint64_t>(k)));
   const int max = tier_max_size(cfg.tier);
   t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
-  t.origin = fmt::format("seed {:#x} index {} {}{} size {}", cfg.seed, k, t.large ? "large " : "",
-                         kind_name(t.kind), t.size);
+  // Climbs make many calls: on the smaller half of the sizes.
+  const uint64_t hc = splitmix64(h);
+  t.climb = cfg.climb && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
+            hc % 32 == 0;
+  if (t.climb) t.size = std::max(1, t.size / 2);
+  t.origin = fmt::format("seed {:#x} index {} {}{}{} size {}", cfg.seed, k, t.large ? "large " : "",
+                         t.climb ? "climb " : "", kind_name(t.kind), t.size);
   return t;
 }
 

@@ -40,6 +40,11 @@ struct Task {
   // The worker ends with the call examples' teardown after this task (ABI-RUNTIME-1): its
   // results join the task's, and the worker exits (a runtime need not start twice in a process).
   bool teardown = false;
+  // A climb task (campaign/climb.hpp): a local search towards the largest error, from the start
+  // the campaign gave it (seed/size of an earlier generated case, or a stored climbed case) in
+  // climb_dtype ("": its own case, any dtype).
+  bool climb = false;
+  std::string climb_dtype;
 
   bool generated() const { return !stored; }  // has a rapidcheck shrink tree
   std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
@@ -64,7 +69,8 @@ bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 
 // Global index k of the seed space: its op, kind (two valid cases to one invalid, one protocol
 // probe in 32; above the smoke tier, one valid case in 24 is large where the op has large cases)
-// and size drawn from a hash of k, its own seed. Shard i of N takes the k with
+// and size drawn from a hash of k, its own seed; with cfg.climb, above the smoke tier, one valid
+// non-large case in 32 is a climb task (campaign/climb.hpp). Shard i of N takes the k with
 // k mod N = i, and so runs every op whatever N is.
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 
+#include "campaign/climb.hpp"
 #include "campaign/kit_policy.hpp"
 #include "campaign/precision.hpp"
 #include "campaign/task.hpp"
@@ -223,6 +224,33 @@ nlohmann::json precision_json(const Task &t, const Case &c, const Outcome &o,
   return out;
 }
 
+// A climb task's local search (campaign/climb.hpp), each call run and judged as the task's own
+// call is; c becomes the best case found, or the first that deviated.
+nlohmann::json climb_task(const Task &t, Case &c, const WorkerContext &ctx,
+                          const std::function<bool(const OpDescriptor &, const Case &)> &fresh) {
+  const auto eval = [&](const Case &cand) {
+    arm_late_write_check();
+    Outcome o;
+    {
+      NewKernelScope scope(fresh(*t.op, cand));
+      o = run_case(*ctx.sut, *t.op, cand);
+    }
+    const Judged jd = judge_task(t, cand, o, *ctx.cfg, ctx.competitor);
+    ClimbEval e;
+    e.deviates = !jd.target.empty();
+    if (jd.j.expected) e.worst = worst_elements(*t.op, cand, o, *jd.j.expected);
+    return e;
+  };
+  ClimbOutcome co = climb(*t.op, c, t.climb_dtype, t.seed ^ static_cast<uint64_t>(t.index),
+                          kClimbCalls, eval, [&] { return Clock::now() >= ctx.deadline; });
+  c = std::move(co.best);
+  // The task's own call (below) runs the climbed case once more.
+  return {{"calls", co.calls + 1},
+          {"start_ulps", json_number(co.start_ulps)},
+          {"best_ulps", json_number(co.best_ulps)},
+          {"deviated", co.deviated}};
+}
+
 }  // namespace
 
 std::string case_clause(const OpDescriptor &op, const Case &c) {
@@ -322,6 +350,10 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     return r;
   }
 
+  nlohmann::json climbed;
+  if (t.climb)
+    climbed = climb_task(
+        t, c, ctx, [&](const OpDescriptor &o2, const Case &c2) { return new_kernel(ctx, o2, c2); });
   arm_late_write_check();
   Outcome o;
   {
@@ -342,6 +374,18 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     if (!cmp.untouched_check && cmp.count > 0 && cmp.error.empty())
       r["comparisons"].push_back(comparison_json(op, cmp));
   r["precision"] = precision_json(t, c, o, ctx, jd.j);
+  // The worst element per output dtype, for the worst-input table and the climbs' starts.
+  if (t.kind == Task::Kind::kValid && jd.j.expected) {
+    r["worst"] = nlohmann::json::array();
+    try {
+      for (auto &w : worst_elements(op, c, o, *jd.j.expected)) {
+        if (t.climb) w.call = to_json(c);
+        r["worst"].push_back(to_json(w));
+      }
+    } catch (const std::exception &) {
+    }
+    if (t.climb) r["climb"] = climbed;
+  }
   if (jd.target.empty()) {
     r["seconds"] = seconds();
     return r;
@@ -349,7 +393,8 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
 
   const std::string target = jd.target;
   int steps = 0;
-  if (t.generated() && !ctx.saturated.count(target)) {
+  // A climbed case has no shrink tree of its own: it is reported as it was found.
+  if (t.generated() && !t.climb && !ctx.saturated.count(target)) {
     if (ctx.on_found) ctx.on_found(target);
     // The outcome of the last accepted candidate, which is the shrunk case: judged as it was seen
     // to fail, not re-run (a failure that depends on timing, such as a write after the call

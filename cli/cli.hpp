@@ -84,6 +84,7 @@ struct CampaignOptions {
   // run
   int shard_count = 0;
   bool no_corpus = false;
+  bool no_climb = false;
   // replay
   std::vector<std::string> replay_paths;
   CLI::App *replay = nullptr;

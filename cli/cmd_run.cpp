@@ -33,6 +33,9 @@ CLI::App *add_run(CLI::App &app, CampaignOptions &o) {
   run->add_option("--tier", o.tier, "smoke, ci or nightly (case sizes, clause minimums)")
       ->check(CLI::IsMember({"smoke", "ci", "nightly"}));
   run->add_flag("--no-corpus", o.no_corpus, "do not replay or store counterexamples");
+  run->add_flag("--no-climb", o.no_climb,
+                "no targeted search: no valid case climbs towards the largest error against the "
+                "oracle (the worst-input table still lists the worst element seen)");
   return run;
 }
 
@@ -58,6 +61,7 @@ int run_run(CampaignOptions &o) {
   }
   cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
   cfg.use_corpus = !o.no_corpus;
+  cfg.climb = !o.no_climb;
   r = run_campaign(cfg, std::cerr);
   return finish_campaign(r, o, shard_source);
 }
