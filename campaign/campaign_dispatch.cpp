@@ -13,6 +13,7 @@ namespace aclnn_conform::campaign_detail {
 
 bool Campaign::has_work() const {
   return !pending_.empty() || (climb_.holding() && !past_deadline()) ||
+         (coverage_.holding() && !past_deadline()) ||
          (generate_ && !past_deadline() && (cfg_.cases <= 0 || generated_ < cfg_.cases));
 }
 
@@ -33,6 +34,10 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
   for (std::optional<Task> c;
        !teardown && batch.size() < kBatch && !past_deadline() && (c = climb_.release());)
     batch.push_back(std::move(*c));
+  // Seed mutations whose horizon every result has passed (campaign/coverage.hpp), likewise.
+  for (std::optional<Task> m;
+       !teardown && batch.size() < kBatch && !past_deadline() && (m = coverage_.release());)
+    batch.push_back(std::move(*m));
   while (!teardown && generate_ && batch.size() < kBatch && !past_deadline() &&
          (cfg_.cases <= 0 || generated_ < cfg_.cases)) {
     const int64_t k = next_k_ * cfg_.shard_count + cfg_.shard_index;
@@ -41,8 +46,13 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
     if (is_skipped(cfg_, t.property())) continue;
     ++generated_;
     climb_.issued(k);
+    coverage_.issued(k);
     if (t.climb) {
       climb_.hold(std::move(t));
+      continue;
+    }
+    if (coverage_.mutates(t)) {
+      coverage_.hold(std::move(t));
       continue;
     }
     batch.push_back(std::move(t));
@@ -51,6 +61,10 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
       std::all_of(pool_.workers().begin(), pool_.workers().end(),
                   [](const WorkerProcess &w) { return w.outstanding.empty(); }))
     if (auto c = climb_.release(true)) batch.push_back(std::move(*c));
+  if (batch.empty() && !teardown && coverage_.holding() && !past_deadline() &&
+      std::all_of(pool_.workers().begin(), pool_.workers().end(),
+                  [](const WorkerProcess &w) { return w.outstanding.empty(); }))
+    if (auto m = coverage_.release(true)) batch.push_back(std::move(*m));
   return batch;
 }
 

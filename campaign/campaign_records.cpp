@@ -53,6 +53,7 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
       start_failures_[w.device] = 0;
       timing("start").add(j.value("start_seconds", 0.0));
       if (exported_.empty()) exported_ = j.value("ops", std::vector<std::string>{});
+      coverage_.library(j.value("coverage", nlohmann::json()));
       return;
     case record_tag::kEmulation:
       emulation_answer_ = j;
@@ -82,6 +83,7 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
   } else if (tag == record_tag::kDeviceFault) {
     device_fault(w, t, j);
   } else if (tag == record_tag::kError) {
+    coverage_.completed(t.index);  // seed mutations waiting for it may start
     climb_.completed(t.index);
     result_.warnings.push_back(fmt::format("{} ({}): the framework could not judge the case: {}",
                                            t.op->name, t.origin,
@@ -122,6 +124,7 @@ void Campaign::tally(const std::string &clause, bool pass, const std::string &de
 
 void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   ++result_.cases;
+  coverage_.observe(t, r);
   climb_.on_result(t, r);
   if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end())
     it->second = SecondRun::kReturned;
@@ -210,6 +213,7 @@ void Campaign::finish_result() {
   }
   result_.devices = devices_.usage();
   result_.first_calls = timings_;
+  result_.coverage = coverage_.summary();
   result_.climb = to_json(climb_.usage());
   result_.worst_inputs = nlohmann::json::array();
   for (const auto &w : climb_.worst()) result_.worst_inputs.push_back(to_json(w));

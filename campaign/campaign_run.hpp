@@ -24,6 +24,7 @@
 
 #include "campaign/campaign.hpp"
 #include "campaign/climb.hpp"
+#include "campaign/coverage.hpp"
 #include "campaign/crash_shrink.hpp"
 #include "campaign/devices.hpp"
 #include "campaign/hang_model.hpp"
@@ -192,6 +193,7 @@ class Campaign {
   WorkerPool pool_;
   std::set<std::string> saturated_;
   CampaignResult result_;
+  CoverageTracker coverage_{cfg_};  // edges the SUT's calls reached, seeds, seed mutations
   // Targeted search for accuracy: climb tasks held until their horizon, starts, worst inputs.
   ClimbBook climb_{cfg_.climb, cfg_.shard_count};
 };

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "campaign/coverage.hpp"
 #include "campaign/report_html_page.hpp"
 #include "reference/kit_standards.hpp"
 
@@ -46,6 +47,7 @@ void Page::summary() {
       "<p>Coverage: {} of {} selected clauses reached by at least their minimum of cases "
       "({}); see {}.</p>\n",
       reached, judged, h(min_cases_text(r)), link("coverage", "Coverage"));
+  s += coverage_html(r.coverage);  // edges reached, when the SUT is instrumented
   grid();
 }
 

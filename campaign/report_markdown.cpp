@@ -8,6 +8,7 @@
 #include <map>
 
 #include "campaign/causes.hpp"
+#include "campaign/coverage.hpp"
 #include "campaign/kit_tally.hpp"
 #include "campaign/markdown.hpp"
 #include "campaign/report_detail.hpp"
@@ -55,6 +56,7 @@ std::string render_markdown(const CampaignResult &r) {
   s += fmt::format("{}; {} found. **{}** behind **{}** (see Causes).\n\n", counts_text(r),
                    plural(static_cast<int64_t>(r.deviations.size()), "deviation"),
                    plural(counting, "cause"), plural(count(r).deviates, "deviating clause"));
+  s += coverage_markdown(r.coverage);  // edges reached, when the SUT is instrumented
 
   s += "## Causes\n\n";
   if (causes.empty()) s += "None: no counterexample was kept.\n\n";

@@ -219,6 +219,9 @@ struct CampaignResult {
   std::string clause_pattern;     // ECMAScript regex; clauses it does not match are not selected
   bool allow_incomplete = false;  // unreached / under-tested clauses do not make it INCOMPLETE
   bool interrupted = false;       // stopped by SIGINT/SIGTERM: covers only what ran
+  // Coverage guidance (campaign/coverage.hpp): report.json's "coverage"; null in a result that
+  // has none (a replay, a merge, a report from before it).
+  nlohmann::json coverage;
   // Targeted search (campaign/climb.hpp): report.json's "worst_inputs" (per op and output dtype,
   // the worst element found) and "climb" (the budget climbing used); null in a replay or an
   // older report.

@@ -215,6 +215,7 @@ nlohmann::json to_json(const CampaignResult &r) {
   j["skipped"] = r.skipped;
   j["not_applicable"] = r.not_applicable;
   j["not_applicable_reason"] = r.not_applicable_reason;
+  if (!r.coverage.is_null()) j["coverage"] = r.coverage;
   if (!r.worst_inputs.is_null()) j["worst_inputs"] = r.worst_inputs;
   if (!r.climb.is_null()) j["climb"] = r.climb;
   j["xfails"] = r.xfails;
@@ -308,6 +309,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   r.skipped = j.at("skipped").get<std::vector<std::string>>();
   r.not_applicable = j.value("not_applicable", std::vector<std::string>{});
   r.not_applicable_reason = j.value("not_applicable_reason", std::string{});
+  r.coverage = j.value("coverage", nlohmann::json());
   r.worst_inputs = j.value("worst_inputs", nlohmann::json());
   r.climb = j.value("climb", nlohmann::json());
   r.xfails = j.at("xfails").get<std::vector<std::string>>();

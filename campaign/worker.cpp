@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "campaign/climb.hpp"
+#include "campaign/coverage.hpp"
 #include "campaign/kit_policy.hpp"
 #include "campaign/precision.hpp"
 #include "campaign/task.hpp"
@@ -311,7 +312,9 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     std::vector<ClauseResult> results;
     {
       NewKernelScope fresh(new_kernel(ctx, op, c));
+      coverage_reset();  // the task's own call's edges (campaign/coverage.hpp)
       results = probe(t, c, ctx);
+      coverage_snapshot();
     }
     for (const auto &cr : results) r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
     const std::string target = first_failure(results);
@@ -358,7 +361,9 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
   Outcome o;
   {
     NewKernelScope fresh(new_kernel(ctx, op, c));
+    coverage_reset();  // the task's own call's edges, not its shrink's (campaign/coverage.hpp)
     o = run_case(*ctx.sut, op, c);
+    coverage_snapshot();
   }
   // A runtime call that failed the set-up or the copy back: the worker asks whether the device
   // is still there, or full, before this is judged as the op's (worker_process_main).

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/coverage.hpp"
 #include "campaign/process_guard.hpp"
 #include "campaign/product_emulation.hpp"
 #include "campaign/worker.hpp"
@@ -170,6 +171,7 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
       reset_trace(w.trace);
       begin_unit(w, t);
       r = run_task(t, w.ctx);
+      coverage_attach(r);
     } catch (const std::exception &e) {
       end_unit(w);
       records.send(record_tag::kError, {{"error", e.what()}});
@@ -256,6 +258,7 @@ int worker_process_main(int argc, char **argv) {
     {
       ActivityScope activity("start");
       w.sut = Sut::load(hello->at("sut").get<std::vector<std::string>>(), error, device);
+      coverage_sut_loaded();  // an instrumented competitor's modules are not the SUT's
       const auto competitor = hello->at("competitor").get<std::vector<std::string>>();
       if (w.sut && !competitor.empty()) {
         std::string competitor_error;
@@ -285,6 +288,7 @@ int worker_process_main(int argc, char **argv) {
         {{"ok", true},
          {"device", device},
          {"ops", ops},
+         {"coverage", coverage_library()},
          {"start_seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
     w.ctx.sut = w.sut.get();
     w.ctx.kernels = &w.kernels;

@@ -1,0 +1,221 @@
+// Coverage guidance (campaign/coverage.hpp): the SanitizerCoverage callbacks a worker gives an
+// instrumented SUT, the per-task edge sets, and the campaign's deterministic novelty.
+#include "campaign/coverage.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+
+#include "campaign/task.hpp"
+
+namespace {
+
+// One instrumented module (a shared object, or the executable): its inline 8-bit counters, one
+// per edge, and its PC table (two words per edge: the PC and flags).
+struct Module {
+  uint8_t *begin = nullptr, *end = nullptr;
+  size_t pcs = 0;
+};
+
+// Filled by the callbacks while the dynamic loader runs the modules' constructors (one thread).
+std::vector<Module> &modules() {
+  static std::vector<Module> m;
+  return m;
+}
+size_t sut_modules = static_cast<size_t>(-1);  // modules() beyond this are not the SUT's
+std::vector<uint32_t> snapshot;
+bool snapshot_taken = false;
+
+size_t counted_modules() {
+  return std::min(sut_modules, modules().size());
+}
+
+}  // namespace
+
+// SanitizerCoverage's callbacks: an instrumented module's constructor calls them with its own
+// sections. They are strong undefined symbols in such a module (dlopen fails without them), so
+// the executables export them (campaign/CMakeLists.txt: --export-dynamic-symbol).
+extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_8bit_counters_init(
+    uint8_t *begin, uint8_t *end) {
+  if (begin == end) return;
+  // The program's own instrumented code (a worker built with the instrumented library's objects
+  // linked in) is not the SUT's: only shared objects count.
+  Dl_info in{}, self{};
+  if (dladdr(begin, &in) && dladdr(reinterpret_cast<void *>(&counted_modules), &self) &&
+      in.dli_fbase == self.dli_fbase)
+    return;
+  // A module is registered once, whatever calls it (the loader runs each constructor once).
+  for (const auto &m : modules())
+    if (m.begin == begin) return;
+  modules().push_back({begin, end, 0});
+}
+
+extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_pcs_init(
+    const uintptr_t *begin, const uintptr_t *end) {
+  // Called after the module's counters_init: the PC table of the module registered last.
+  if (!modules().empty() && modules().back().pcs == 0)
+    modules().back().pcs = static_cast<size_t>(end - begin) / 2;
+}
+
+namespace aclnn_conform {
+
+void coverage_sut_loaded() {
+  sut_modules = modules().size();
+}
+
+nlohmann::json coverage_library() {
+  size_t edges = 0, pcs = 0;
+  for (size_t i = 0; i < counted_modules(); ++i) {
+    edges += static_cast<size_t>(modules()[i].end - modules()[i].begin);
+    pcs += modules()[i].pcs;
+  }
+  return {{"modules", counted_modules()}, {"edges", edges}, {"pcs", pcs}};
+}
+
+void coverage_reset() {
+  for (size_t i = 0; i < counted_modules(); ++i)
+    std::memset(modules()[i].begin, 0, static_cast<size_t>(modules()[i].end - modules()[i].begin));
+  snapshot.clear();
+  snapshot_taken = false;
+}
+
+void coverage_snapshot() {
+  snapshot.clear();
+  uint32_t base = 0;
+  for (size_t i = 0; i < counted_modules(); ++i) {
+    const Module &m = modules()[i];
+    for (const uint8_t *p = m.begin; p < m.end; ++p)
+      if (*p) snapshot.push_back(base + static_cast<uint32_t>(p - m.begin));
+    base += static_cast<uint32_t>(m.end - m.begin);
+  }
+  snapshot_taken = counted_modules() > 0;
+}
+
+void coverage_attach(nlohmann::json &result) {
+  if (!snapshot_taken) return;
+  result["edges"] = encode_edges(snapshot);
+  snapshot.clear();
+  snapshot_taken = false;
+}
+
+nlohmann::json encode_edges(const std::vector<uint32_t> &edges) {
+  nlohmann::json out = nlohmann::json::array();
+  uint32_t last = 0;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    out.push_back(i == 0 ? edges[i] : edges[i] - last);
+    last = edges[i];
+  }
+  return out;
+}
+
+std::vector<uint32_t> decode_edges(const nlohmann::json &j) {
+  if (!j.is_array()) throw std::runtime_error("edges: not a list");
+  std::vector<uint32_t> out;
+  out.reserve(j.size());
+  uint64_t at = 0;
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_number_unsigned()) throw std::runtime_error("edges: not an index");
+    const uint64_t d = j[i].get<uint64_t>();
+    if (i > 0 && d == 0) throw std::runtime_error("edges: not ascending");
+    at = i == 0 ? d : at + d;
+    if (at > UINT32_MAX) throw std::runtime_error("edges: index out of range");
+    out.push_back(static_cast<uint32_t>(at));
+  }
+  return out;
+}
+
+// ---- The campaign's side ----
+
+void CoverageTracker::library(const nlohmann::json &hello) {
+  if (!hello.is_object() || hello.value("modules", 0) <= 0) return;
+  instrumented_ = true;
+  library_ = hello;
+}
+
+void CoverageTracker::observe(const Task &t, const nlohmann::json &result) {
+  if (t.index >= 0) frontier_.completed(t.index);
+  if (t.index >= 0 && !t.generated()) ++mutations_;  // a seed mutation ran
+  if (!result.contains("edges")) return;
+  Observed o;
+  o.op = t.op ? t.op->name : "?";
+  o.origin = t.origin;
+  o.kind = t.property();
+  try {
+    o.edges = decode_edges(result.at("edges"));
+  } catch (const std::exception &) {
+    return;  // a malformed list guides nothing
+  }
+  if (t.index >= 0) o.task = std::make_shared<const Task>(t);
+  // A task run twice (again after a device fault or a suspected hang) counts once: its first.
+  // Generated indices and the seed mutations that took their place share one order.
+  observed_.emplace(std::make_tuple(t.index < 0 ? 0 : 1, t.index, t.origin), std::move(o));
+}
+
+nlohmann::json CoverageTracker::summary() const {
+  if (!instrumented_)
+    return {{"instrumented", false}, {"note", "no coverage (library not instrumented)"}};
+  std::set<uint32_t> reached;
+  std::map<std::string, std::set<uint32_t>> per_op;
+  nlohmann::json seeds = nlohmann::json::array();
+  int64_t seed_count = 0;
+  for (const auto &[key, o] : observed_) {
+    size_t fresh = 0;
+    for (const uint32_t e : o.edges) fresh += reached.insert(e).second;
+    per_op[o.op].insert(o.edges.begin(), o.edges.end());
+    if (fresh == 0) continue;
+    ++seed_count;
+    if (seeds.size() < kListedSeeds)
+      seeds.push_back({{"index", std::get<1>(key)},
+                       {"op", o.op},
+                       {"property", o.kind},
+                       {"origin", o.origin},
+                       {"new_edges", fresh}});
+  }
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto &[op, edges] : per_op) ops[op] = edges.size();
+  return {{"instrumented", true},
+          {"modules", library_.value("modules", 0)},
+          {"edges", library_.value("edges", 0)},
+          {"edges_reached", reached.size()},
+          {"cases_with_edges", observed_.size()},
+          {"ops", ops},
+          {"seed_count", seed_count},
+          {"seeds", seeds},
+          {"seed_mutations", mutations_},
+          {"seed_mutations_without_seed", mutations_of_none_}};
+}
+
+std::string coverage_markdown(const nlohmann::json &c) {
+  if (!c.is_object()) return "";
+  if (!c.value("instrumented", false))
+    return "**Edge coverage:** " + c.value("note", std::string("none")) + "\n\n";
+  std::string s = fmt::format(
+      "**Edge coverage:** {} of {} edges reached ({} instrumented module(s)); {} seed(s) (cases "
+      "that "
+      "reached new edges, in index order); {} seed mutation(s) run",
+      c.value("edges_reached", 0), c.value("edges", 0), c.value("modules", 0),
+      c.value("seed_count", 0), c.value("seed_mutations", 0));
+  if (c.contains("ops") && !c["ops"].empty()) {
+    std::string per;
+    for (const auto &[op, n] : c["ops"].items())
+      per += fmt::format("{}{} {}", per.empty() ? "" : ", ", op, n.get<int64_t>());
+    s += "; per op: " + per;
+  }
+  return s + ".\n\n";
+}
+
+std::string coverage_html(const nlohmann::json &c) {
+  // Op names, numbers and fixed words only: nothing here needs escaping.
+  const std::string md = coverage_markdown(c);
+  if (md.empty()) return "";
+  std::string text = md.substr(0, md.find("\n\n"));
+  const std::string bold = "**Edge coverage:**";
+  if (text.rfind(bold, 0) == 0) text = "<strong>Edge coverage:</strong>" + text.substr(bold.size());
+  return "<p class=\"coverage\">" + text + "</p>\n";
+}
+
+}  // namespace aclnn_conform
