@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
@@ -76,23 +77,50 @@ nlohmann::json coverage_library() {
   return {{"modules", counted_modules()}, {"edges", edges}, {"pcs", pcs}};
 }
 
-void coverage_reset() {
+namespace {
+void zero_counters() {
   for (size_t i = 0; i < counted_modules(); ++i)
     std::memset(modules()[i].begin, 0, static_cast<size_t>(modules()[i].end - modules()[i].begin));
-  snapshot.clear();
-  snapshot_taken = false;
 }
-
-void coverage_snapshot() {
-  snapshot.clear();
+std::vector<uint32_t> hit_edges() {
+  std::vector<uint32_t> out;
   uint32_t base = 0;
   for (size_t i = 0; i < counted_modules(); ++i) {
     const Module &m = modules()[i];
     for (const uint8_t *p = m.begin; p < m.end; ++p)
-      if (*p) snapshot.push_back(base + static_cast<uint32_t>(p - m.begin));
+      if (*p) out.push_back(base + static_cast<uint32_t>(p - m.begin));
     base += static_cast<uint32_t>(m.end - m.begin);
   }
+  return out;
+}
+std::vector<bool> seen;  // edges some call of this process has reached
+}  // namespace
+
+void coverage_reset() {
+  zero_counters();
+  snapshot.clear();
+  snapshot_taken = false;
+}
+
+bool coverage_snapshot() {
+  snapshot = hit_edges();
   snapshot_taken = counted_modules() > 0;
+  bool fresh = false;
+  for (const uint32_t e : snapshot) {
+    if (e >= seen.size()) seen.resize(e + 1);
+    fresh |= !seen[e];
+    seen[e] = true;
+  }
+  if (fresh) zero_counters();  // for the confirming call
+  return fresh;
+}
+
+void coverage_confirm() {
+  const std::vector<uint32_t> again = hit_edges();
+  std::vector<uint32_t> both;
+  std::set_intersection(snapshot.begin(), snapshot.end(), again.begin(), again.end(),
+                        std::back_inserter(both));
+  snapshot = std::move(both);
 }
 
 void coverage_attach(nlohmann::json &result) {

@@ -41,7 +41,13 @@ nlohmann::json coverage_library();
 // Zeroes the SUT's counters (before a task's call).
 void coverage_reset();
 // Records the edges hit since coverage_reset() as the task's (after its call, before a shrink).
-void coverage_snapshot();
+// True when some of them are new to this process: the caller then makes the same call once more
+// and calls coverage_confirm(), which keeps only the edges both calls reached. An edge a library
+// reaches once per process (a lazily built table, a static's first use, a thread pool's start)
+// would otherwise go to whichever case a worker happened to run first, and the seeds, and the
+// mutations drawn from them, would depend on the workers' timing.
+bool coverage_snapshot();
+void coverage_confirm();
 // Moves the recorded edges into a task's result as "edges" (delta-encoded: see encode_edges),
 // if a snapshot was taken since the last call.
 void coverage_attach(nlohmann::json &result);

@@ -64,7 +64,7 @@ uint64_t special_bits(aclnn_ref::DType t, uint64_t pick) {
 void mutate(Case &c, uint64_t seed) {
   std::vector<TensorArg *> tensors;
   for (auto &[name, t] : c.tensors)
-    if (t.present && t.numel() > 0) tensors.push_back(&t);
+    if (t.present && t.numel() > 0 && !c.alias_of(name)) tensors.push_back(&t);
   if (tensors.empty()) return;
   uint64_t r = mix(seed);
   const int count = 1 + static_cast<int>(r % 3);
@@ -92,6 +92,12 @@ void mutate(Case &c, uint64_t seed) {
         t.set_bits_at(other, a);
       }
     }
+  }
+  // An in-place call's output is its input's memory: both descriptions keep the same storage.
+  for (const auto &a : c.aliases) {
+    TensorArg *out = c.tensor(a.output);
+    const TensorArg *in = c.tensor(a.input);
+    if (out && in) out->storage = in->storage;
   }
 }
 

@@ -314,7 +314,10 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
       NewKernelScope fresh(new_kernel(ctx, op, c));
       coverage_reset();  // the task's own call's edges (campaign/coverage.hpp)
       results = probe(t, c, ctx);
-      coverage_snapshot();
+      if (coverage_snapshot()) {
+        probe(t, c, ctx);
+        coverage_confirm();
+      }
     }
     for (const auto &cr : results) r["results"].push_back({cr.clause, cr.pass, cr.detail, ""});
     const std::string target = first_failure(results);
@@ -363,7 +366,10 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     NewKernelScope fresh(new_kernel(ctx, op, c));
     coverage_reset();  // the task's own call's edges, not its shrink's (campaign/coverage.hpp)
     o = run_case(*ctx.sut, op, c);
-    coverage_snapshot();
+    if (coverage_snapshot()) {
+      run_case(*ctx.sut, op, c);  // edges new to the worker: those a second call reaches too
+      coverage_confirm();
+    }
   }
   // A runtime call that failed the set-up or the copy back: the worker asks whether the device
   // is still there, or full, before this is judged as the op's (worker_process_main).

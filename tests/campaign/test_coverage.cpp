@@ -15,6 +15,8 @@
 #include "campaign/task.hpp"
 #include "properties/op.hpp"
 
+extern "C" void __sanitizer_cov_8bit_counters_init(uint8_t *begin, uint8_t *end);
+
 namespace {
 using namespace aclnn_conform;
 namespace fs = std::filesystem;
@@ -181,6 +183,40 @@ TEST(Coverage, SeedMutationIsDecidedByThePrefix) {
   }
   EXPECT_EQ(released[0].origin, released[1].origin);
   EXPECT_EQ(to_json(*released[0].stored).dump(), to_json(*released[1].stored).dump());
+}
+
+// The worker's side on counters registered as a library's would be: an edge new to the process
+// counts only if a second call of the case reaches it too (a lazy initialisation's edges, reached
+// by whichever case ran first, do not).
+TEST(Coverage, EdgesNewToTheProcessAreConfirmedByASecondCall) {
+  // On the heap: not in the program's own image, which the callback leaves out.
+  static std::vector<uint8_t> *counters = new std::vector<uint8_t>(8, 0);
+  __sanitizer_cov_8bit_counters_init(counters->data(), counters->data() + counters->size());
+  coverage_sut_loaded();
+  EXPECT_EQ(coverage_library().value("edges", 0), 8);
+  auto &k = *counters;
+  const auto edges_of = [] {
+    nlohmann::json r;
+    coverage_attach(r);
+    return r.contains("edges") ? decode_edges(r["edges"]) : std::vector<uint32_t>{99};
+  };
+  coverage_reset();
+  k[1] = 3, k[5] = 1;                // the first call: edge 5 is a one-time initialisation
+  ASSERT_TRUE(coverage_snapshot());  // new to the process
+  EXPECT_EQ(k[1] + k[5], 0);         // zeroed for the second call
+  k[1] = 1;                          // the second call
+  coverage_confirm();
+  EXPECT_EQ(edges_of(), (std::vector<uint32_t>{1}));
+  coverage_reset();
+  k[1] = 1, k[3] = 2;  // edge 3 is new and reached again
+  ASSERT_TRUE(coverage_snapshot());
+  k[1] = 1, k[3] = 1;
+  coverage_confirm();
+  EXPECT_EQ(edges_of(), (std::vector<uint32_t>{1, 3}));
+  coverage_reset();
+  k[3] = 1;  // nothing new: one call is enough
+  EXPECT_FALSE(coverage_snapshot());
+  EXPECT_EQ(edges_of(), (std::vector<uint32_t>{3}));
 }
 
 TEST(Coverage, EdgeListsRoundTrip) {
