@@ -1,0 +1,12 @@
+// gelu_out_zero_stride_rejected: GeluBackward refuses (161002) a gradInput with a zero stride,
+// also on a dim of size 1, whose stride is never used: its overlap check takes every zero stride
+// for an expanded dim.
+// (A fault class the catalog carries for every op it applies to: mutants/fault_classes.hpp.)
+#include "mutants/fault_classes.hpp"
+
+namespace mutant {
+std::optional<aclnnStatus> before_phase_one(Call &c) {
+  if (auto s = fault::refuse_zero_stride(c, Op::kGelu, 0)) return s;
+  return std::nullopt;
+}
+}  // namespace mutant
