@@ -152,6 +152,8 @@ std::vector<EdgeCase> all_edge_cases() {
     }
     auto rows = range_limit_rows(*op);
     all.insert(all.end(), rows.begin(), rows.end());
+    rows = layout_rows(*op);
+    all.insert(all.end(), rows.begin(), rows.end());
   }
   return all;
 }

@@ -48,8 +48,14 @@ inline void PrintTo(const EdgeCase &row, std::ostream *os) {
 // truncated, or flushed to zero, lands on the wrong side. Judged by the oracle; no literals.
 std::vector<EdgeCase> range_limit_rows(const OpDescriptor &op);
 
-// All rows of all ops: each registry op's table (OpDescriptor::edge_cases) and its
-// range_limit_rows, in registry order.
+// ABI-TENSOR-2 for every tensor of the op, inputs and outputs alike: a small valid call of a fixed
+// seed with one tensor in another legal view (an offset, doubled strides, a transposed order, a
+// zero or a 2^31 + 5 stride on a dim of size 1, two interleaved dims), one row per tensor and view
+// its shapes allow. Judged by the oracle (edge_cases/layout_rows.cpp); built once per process.
+std::vector<EdgeCase> layout_rows(const OpDescriptor &op);
+
+// All rows of all ops: each registry op's table (OpDescriptor::edge_cases), its
+// range_limit_rows and its layout_rows, in registry order.
 std::vector<EdgeCase> all_edge_cases();
 
 // The row's own literal statements checked on an outcome of its call: the status (not for a

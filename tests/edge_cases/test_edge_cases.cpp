@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string>
 
 #include "edge_cases/edge_case.hpp"
 #include "properties/gen.hpp"
@@ -92,4 +95,38 @@ TEST(RangeLimitRows, EveryRowCatchesAFlushToZero) {
     }
   }
   EXPECT_EQ(rows, 9);  // GELU, SELU and LogitGrad, each in fp16, bf16 and fp32
+}
+
+// Every tensor of every op, input or output, is laid out in each legal view its shapes allow: at
+// least an offset and doubled strides on a call of four or more elements, and every output also
+// in a transposed order and with two interleaved dims (a library that refuses a legal output view,
+// or writes it as if it were contiguous, fails one of these rows before any generated case).
+TEST(LayoutRows, EveryTensorOfEveryOpInEveryView) {
+  for (const OpDescriptor *op : registry()) {
+    const auto rows = layout_rows(*op);
+    ASSERT_FALSE(rows.empty()) << op->name;
+    std::map<std::string, std::set<std::string>> views;  // tensor -> views it was given
+    for (const EdgeCase &row : rows) {
+      EXPECT_EQ(row.clause, "ABI-TENSOR-2");
+      EXPECT_EQ(row.expected_status, 0);
+      EXPECT_TRUE(op->check(row.call, {}).ok()) << row.title;
+      const auto colon = row.title.find(": ");
+      const auto words = row.title.substr(0, colon);
+      const auto tensor = words.substr(words.find(' ', op->name.size() + 1) + 1);
+      views[tensor.substr(0, tensor.find(' '))].insert(row.title.substr(colon + 2, 12));
+    }
+    for (const auto &[name, t] : rows.front().call.tensors) {
+      if (!t.present) continue;
+      const bool output =
+          std::find(op->outputs.begin(), op->outputs.end(), name) != op->outputs.end();
+      const auto &v = views[name];
+      EXPECT_TRUE(v.count("offset 37 el")) << op->name << " " << name;
+      EXPECT_TRUE(v.count("every stride")) << op->name << " " << name;
+      if (output) {
+        EXPECT_TRUE(v.count("dims in reve")) << op->name << " " << name;
+        EXPECT_TRUE(v.count("two dims int")) << op->name << " " << name;
+        EXPECT_TRUE(v.count("stride 0 on ")) << op->name << " " << name;
+      }
+    }
+  }
 }
