@@ -14,6 +14,7 @@
 
 #include "campaign/campaign_run.hpp"
 #include "campaign/corpus.hpp"
+#include "campaign/coverage.hpp"
 #include "campaign/product_emulation.hpp"
 #include "campaign/selection.hpp"
 
@@ -170,6 +171,9 @@ CampaignResult run_campaign(const CampaignConfig &cfg, std::ostream &log) {
   if (cfg.use_corpus) {
     const fs::path dir = fs::path(cfg.out_dir) / "corpus";
     if (fs::is_directory(dir)) corpus = load_corpus({dir.string()}, "", log);
+    // Then the seeds an instrumented SUT's earlier runs kept (campaign/coverage.hpp).
+    for (auto &t : load_seeds(cfg.out_dir, static_cast<int64_t>(corpus.size()), log))
+      corpus.push_back(std::move(t));
   }
   // Stored counterexamples of ops outside --ops are left for a run that selects them.
   if (!cfg.ops.empty())

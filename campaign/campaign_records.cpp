@@ -213,6 +213,7 @@ void Campaign::finish_result() {
   }
   result_.devices = devices_.usage();
   result_.first_calls = timings_;
+  if (cfg_.use_corpus) coverage_.store_seeds(cfg_.out_dir);  // for later runs to start from
   result_.coverage = coverage_.summary();
   result_.climb = to_json(climb_.usage());
   result_.worst_inputs = nlohmann::json::array();

@@ -214,7 +214,8 @@ nlohmann::json CoverageTracker::summary() const {
           {"seed_count", seed_count},
           {"seeds", seeds},
           {"seed_mutations", mutations_},
-          {"seed_mutations_without_seed", mutations_of_none_}};
+          {"seed_mutations_without_seed", mutations_of_none_},
+          {"seeds_stored", stored_}};
 }
 
 std::string coverage_markdown(const nlohmann::json &c) {

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -75,6 +77,13 @@ class CoverageTracker {
   // The most seeds report.json lists (seed_count counts them all).
   static constexpr size_t kListedSeeds = 100;
 
+  // Writes the seeds of generated indices and seed mutations (at most kStoredSeeds, in index
+  // order) to <out_dir>/corpus/seeds/ as corpus entries named by their content
+  // ("<op>-seed-<hash>.json"; an existing file is kept), for later runs in the same output
+  // directory to replay after the counterexamples (load_seeds). Returns how many it wrote.
+  static constexpr size_t kStoredSeeds = 200;
+  int64_t store_seeds(const std::string &out_dir);
+
   // ---- Seed mutation (campaign/coverage_mutation.cpp) ----
   // With an instrumented SUT, one generated valid or invalid index in kMutationShare (chosen by a
   // hash of the index) becomes a seed mutation: a value mutation (special values, a few ulps,
@@ -110,10 +119,15 @@ class CoverageTracker {
   std::set<uint32_t> scanned_edges_;  // edges reached below scanned_to_
   int64_t scanned_to_ = 0;
   std::vector<std::shared_ptr<const Task>> mutation_seeds_;  // in index order
-  int64_t mutations_ = 0, mutations_of_none_ = 0;
+  int64_t mutations_ = 0, mutations_of_none_ = 0, stored_ = 0;
   // Keyed by (stored tasks before generated ones, index, origin): the order novelty is decided in.
   std::map<std::tuple<int, int64_t, std::string>, Observed> observed_;
 };
+
+// The seeds earlier runs stored in <out_dir>/corpus/seeds/ as stored tasks (kind corpus, origin
+// "seed <file>") with indices from -1 - first_index down, after the corpus's own; none if there
+// are none. An unreadable file is skipped with a warning on log.
+std::deque<Task> load_seeds(const std::string &out_dir, int64_t first_index, std::ostream &log);
 
 // The report's lines on coverage (Markdown and HTML), from report.json's "coverage" (null: none).
 std::string coverage_markdown(const nlohmann::json &coverage);

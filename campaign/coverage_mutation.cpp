@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
+#include "campaign/corpus.hpp"
 #include "campaign/coverage.hpp"
 #include "reference/dtype.hpp"
 
@@ -157,6 +160,50 @@ std::optional<Task> CoverageTracker::release(bool force) {
   m.stored = std::make_shared<const Case>(std::move(c));
   m.origin = fmt::format("seed mutation at index {} of [{}]", t.index, parent.origin);
   return m;
+}
+
+int64_t CoverageTracker::store_seeds(const std::string &out_dir) {
+  if (!instrumented_ || out_dir.empty()) return 0;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(out_dir) / "corpus" / "seeds";
+  std::set<uint32_t> reached;
+  size_t written = 0;
+  for (const auto &[key, o] : observed_) {
+    bool fresh = false;
+    for (const uint32_t e : o.edges) fresh |= reached.insert(e).second;
+    // Stored cases are stored already; edge rows and probes run in every campaign.
+    if (!fresh || !o.task || written >= kStoredSeeds) continue;
+    nlohmann::json entry;
+    try {
+      entry = to_json(task_case(*o.task, *cfg_));
+    } catch (const std::exception &) {
+      continue;
+    }
+    const std::string text = entry.dump();
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, as the corpus names its entries
+    for (const unsigned char ch : text) h = (h ^ ch) * 0x100000001b3ull;
+    entry["kind"] = "seed";
+    entry["origin"] = o.origin;
+    fs::create_directories(dir);
+    const fs::path file = dir / fmt::format("{}-seed-{:016x}.json", o.op, h);
+    if (!fs::exists(file)) std::ofstream(file) << entry.dump(1) << "\n";
+    ++written;
+  }
+  stored_ = static_cast<int64_t>(written);
+  return stored_;
+}
+
+std::deque<Task> load_seeds(const std::string &out_dir, int64_t first_index, std::ostream &log) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(out_dir) / "corpus" / "seeds";
+  if (!fs::is_directory(dir)) return {};
+  std::deque<Task> seeds = load_corpus({dir.string()}, "", log);
+  int64_t k = first_index;
+  for (auto &t : seeds) {
+    t.index = -1 - k++;
+    t.origin = "seed " + t.origin.substr(t.origin.find(' ') + 1);  // "corpus <file>"
+  }
+  return seeds;
 }
 
 }  // namespace aclnn_conform

@@ -83,6 +83,28 @@ TEST(Coverage, InstrumentedLibraryReportsEdgesReachedAndSeeds) {
   EXPECT_EQ(result_from_json(to_json(r)).coverage, c);
 }
 
+// The seeds of generated indices are stored, and the next run in the directory replays them.
+TEST(Coverage, SeedsAreStoredAndReplayedByTheNextRun) {
+  REQUIRE_SANCOV_LIBRARY();
+  std::ostringstream log;
+  CampaignConfig cfg = coverage_config("stored", kSancovLibrary);
+  // Without the edge tables, which reach every edge of the small test library before any
+  // generated case could.
+  for (const auto *op : registry()) cfg.skips.push_back(op->name + "/edge");
+  const CampaignResult r = run_campaign(cfg, log);
+  const auto &c = r.coverage;
+  const auto stored = c.value("seeds_stored", int64_t{0});
+  EXPECT_GT(stored, 0);
+  int64_t files = 0;
+  for (const auto &e : fs::directory_iterator(fs::path(cfg.out_dir) / "corpus" / "seeds"))
+    files += e.path().extension() == ".json";
+  EXPECT_GT(files, 0);
+  EXPECT_LE(files, stored);  // named by content: equal cases share a file
+  const CampaignResult again = run_campaign(cfg, log);
+  EXPECT_TRUE(again.conformant());
+  EXPECT_EQ(again.cases, r.cases + files);
+}
+
 TEST(Coverage, UninstrumentedLibraryRunsWithoutGuidance) {
   std::ostringstream log;
   const CampaignResult r = run_campaign(coverage_config("builtin", "builtin"), log);
