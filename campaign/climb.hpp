@@ -25,6 +25,8 @@
 
 namespace aclnn_conform {
 
+struct CampaignResult;
+
 // Generated indices a climb's start lags behind it (per shard), and SUT calls per climb task.
 constexpr int64_t kClimbLag = 256;
 constexpr int kClimbCalls = 32;
@@ -68,6 +70,10 @@ nlohmann::json to_json(const ClimbUsage &u);
 ClimbUsage climb_usage_from_json(const nlohmann::json &j);
 // Shards: the larger worst input per op and dtype; usage adds up.
 void merge_worst(std::vector<WorstInput> &into, const std::vector<WorstInput> &from);
+
+// The reports' worst-input section (campaign/report_worst.cpp): "" for a result without one.
+std::string worst_inputs_markdown(const CampaignResult &r);
+std::string worst_inputs_html(const CampaignResult &r);
 
 // ---- In the worker ----
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "campaign/climb.hpp"
 #include "campaign/report.hpp"
 #include "campaign/report_html_page.hpp"
 
@@ -211,6 +212,7 @@ std::string Page::render() {
   for (const auto &op : ops) op_section(op);
   op_section("common");
   standards_overview();
+  s += worst_inputs_html(r);  // campaign/climb.hpp
   coverage();
   skipped();
   tail();

@@ -132,6 +132,7 @@ void Page::toc() {
   }
   s += "<li>" + link(op_anchor("common"), "Common clauses (ABI, values, protocol)") + "</li>\n";
   s += "<li>" + link("standards", "Precision standards, all ops") + "</li>\n";
+  if (!r.worst_inputs.is_null()) s += "<li>" + link("worst", "Worst inputs") + "</li>\n";
   s += "<li>" + link("coverage", "Coverage") + "</li>\n";
   s += "<li>" + link("skipped", "Skipped, expected failures, variants, unreached") + "</li>\n";
   s += "<li>" + link("warnings", "Warnings") + "</li>\n";

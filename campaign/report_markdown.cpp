@@ -8,6 +8,7 @@
 #include <map>
 
 #include "campaign/causes.hpp"
+#include "campaign/climb.hpp"
 #include "campaign/coverage.hpp"
 #include "campaign/kit_tally.hpp"
 #include "campaign/markdown.hpp"
@@ -175,6 +176,7 @@ std::string render_markdown(const CampaignResult &r) {
     s += render_kit_standards_markdown(r);
   }
 
+  s += worst_inputs_markdown(r);  // campaign/climb.hpp
   s += "## Skipped, expected failures, expected variants and unreached clauses\n\n";
   s += "Nothing below is a conformance statement: each entry is a property that did not run, or "
        "whose failure was tolerated or explained by an expected variant, or a clause too few "
