@@ -37,13 +37,17 @@ CampaignConfig coverage_config(const std::string &name, const std::string &sut) 
 
 #ifdef ACLNN_TEST_SANCOV_LIBRARY
 constexpr const char *kSancovLibrary = ACLNN_TEST_SANCOV_LIBRARY;
+constexpr const char *kSancovFaultLibrary = ACLNN_TEST_SANCOV_FAULT_LIBRARY;
+constexpr const char *kPlainFaultLibrary = ACLNN_TEST_PLAIN_FAULT_LIBRARY;
 #else
 constexpr const char *kSancovLibrary = nullptr;
+constexpr const char *kSancovFaultLibrary = nullptr;
+constexpr const char *kPlainFaultLibrary = nullptr;
 #endif
-#define REQUIRE_SANCOV_LIBRARY()                                                              \
-  if (!kSancovLibrary)                                                                        \
-  GTEST_SKIP() << "clang++ was not found when the build was configured, so the instrumented " \
-                  "test library libaclnn_sancov_test.so was not built"
+#define REQUIRE_SANCOV_LIBRARY()                                                             \
+  if (!kSancovLibrary)                                                                       \
+  GTEST_SKIP() << "the instrumented test library libaclnn_sancov_test.so was not built: no " \
+                  "clang++ when the build was configured, or a sanitizer build"
 
 TEST(Coverage, InstrumentedLibraryReportsEdgesReachedAndSeeds) {
   REQUIRE_SANCOV_LIBRARY();
@@ -113,14 +117,14 @@ TEST(Coverage, SeedsAreStoredAndReplayedByTheNextRun) {
 TEST(Coverage, GuidanceFindsAFaultTheSameRunMissesWithoutIt) {
   REQUIRE_SANCOV_LIBRARY();
   std::ostringstream log;
-  CampaignConfig guided = coverage_config("fault-guided", ACLNN_TEST_SANCOV_FAULT_LIBRARY);
+  CampaignConfig guided = coverage_config("fault-guided", kSancovFaultLibrary);
   guided.cases = 700;
   const CampaignResult g = run_campaign(guided, log);
   EXPECT_FALSE(g.conformant());
   ASSERT_FALSE(g.deviations.empty());
   EXPECT_EQ(g.deviations.front().origin.rfind("seed mutation at index ", 0), 0u)
       << g.deviations.front().origin;
-  CampaignConfig plain = coverage_config("fault-plain", ACLNN_TEST_PLAIN_FAULT_LIBRARY);
+  CampaignConfig plain = coverage_config("fault-plain", kPlainFaultLibrary);
   plain.cases = 700;
   const CampaignResult p = run_campaign(plain, log);
   EXPECT_FALSE(p.coverage.value("instrumented", true));
