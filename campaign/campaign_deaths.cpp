@@ -84,14 +84,17 @@ void Campaign::stop_all(const char *why) {
   for (const auto &w : pool_.workers()) {
     if (!w.trace || !w.trace->in_sut || w.outstanding.empty()) continue;
     const double seconds = static_cast<double>(now_ns - w.trace->entered_ns) * 1e-9;
-    if (seconds >= 1.0)
-      result_.warnings.push_back(fmt::format(
-          "{}: a worker on device {} was stopped {:.3g} s into {} ({}), below its allowance of "
-          "{:.3g} s: neither judged nor confirmed as a hang",
-          why, w.device, seconds, w.trace->call[0] ? w.trace->call : "a call of the SUT",
-          w.outstanding.front().kind == WorkItem::Kind::kTask ? w.outstanding.front().task.origin
-                                                              : "a shrink candidate",
-          allowance(w, *w.trace)));
+    if (seconds < 1.0) continue;
+    const std::string call = fmt::format(
+        "{} ({}) on device {}, {:.3g} s into it, below its allowance of {:.3g} s",
+        w.trace->call[0] ? w.trace->call : "a call of the SUT",
+        w.outstanding.front().kind == WorkItem::Kind::kTask ? w.outstanding.front().task.origin
+                                                            : "a shrink candidate",
+        w.device, seconds, allowance(w, *w.trace));
+    result_.warnings.push_back(fmt::format(
+        "{}: a worker on device {} was stopped in {}: neither judged nor confirmed as a hang", why,
+        w.device, call));
+    result_.unresolved_calls.push_back(call);
   }
   stopped_in_flight_ += pool_.stop_all();
   if (stopped_in_flight_ > 0)
@@ -263,8 +266,8 @@ std::string Campaign::memory_note() const {
 // Records a crash, hang or device fault, with its shrunk case when the shrink ran.
 void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps) {
   ++result_.cases;
-  coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
   climb_.completed(p.task.index);  // given up: climbs waiting for it may start
+  coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
   Case c = shrunk ? *shrunk : task_case(p.task, cfg_);
   const std::string &clause = p.clause;
   if (is_skipped(cfg_, clause)) return;

@@ -193,8 +193,8 @@ std::string verdict_text(const CampaignResult &r) {
   }
   // Clauses that do not apply to this kind of SUT are never counted as conforming: say so.
   if (!r.not_applicable.empty())
-    s += fmt::format("; {} not judged ({})", plural(static_cast<int64_t>(r.not_applicable.size()),
-                                                    "clause"),
+    s += fmt::format("; {} not judged ({})",
+                     plural(static_cast<int64_t>(r.not_applicable.size()), "clause"),
                      r.not_applicable_reason);
   return s;
 }
@@ -256,6 +256,11 @@ std::vector<std::pair<std::string, std::string>> identity_rows(const CampaignRes
   if (r.allow_incomplete) rows.emplace_back("Incomplete coverage", "allowed (--allow-incomplete)");
   if (r.interrupted) rows.emplace_back("Interrupted", "yes: SIGINT/SIGTERM stopped the run");
   if (!r.aborted.empty()) rows.emplace_back("Aborted", r.aborted);
+  if (!r.unresolved_calls.empty())
+    rows.emplace_back("Unresolved calls",
+                      fmt::format("{} (cut off unjudged by the stop; the verdict is at best "
+                                  "INCOMPLETE): {}",
+                                  r.unresolved_calls.size(), fmt::join(r.unresolved_calls, "; ")));
   if (r.sut_files.size() > 1) {
     std::string files;
     for (const auto &f : r.sut_files)

@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "campaign/causes.hpp"
+#include "campaign/climb.hpp"
 
 namespace aclnn_conform {
 
@@ -68,6 +69,8 @@ Verdict CampaignResult::verdict() const {
   if (!conformant()) return Verdict::kDeviations;
   // A run whose devices all failed covers only what ran, whatever --allow-incomplete says.
   if (!aborted.empty()) return Verdict::kIncomplete;
+  // A call cut off unjudged may have been a hang: the evidence is not there either way.
+  if (!unresolved_calls.empty()) return Verdict::kIncomplete;
   if (!allow_incomplete && std::any_of(clauses.begin(), clauses.end(), [](const auto &c) {
         return c.status == ClauseStatus::kNotReached || c.status == ClauseStatus::kUnderTested;
       }))
@@ -234,6 +237,8 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
     m.interrupted = m.interrupted || s.interrupted;
     m.allow_incomplete = m.allow_incomplete && s.allow_incomplete;
     if (m.aborted.empty()) m.aborted = s.aborted;
+    m.unresolved_calls.insert(m.unresolved_calls.end(), s.unresolved_calls.begin(),
+                              s.unresolved_calls.end());
     // Shards may run on other machines: a device id is counted per id over all of them.
     for (const auto &d : s.devices) {
       auto it = std::find_if(m.devices.begin(), m.devices.end(),
@@ -312,6 +317,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   m.shard_source.clear();
   for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
+  merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
   return m;
 }
 

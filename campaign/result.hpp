@@ -60,12 +60,12 @@ constexpr const char *kPythonSutNotApplicableReason = "not applicable to a pytho
 // One device of the run (--devices) and what happened on it.
 struct DeviceUsage {
   int id = 0;
-  int64_t cases = 0;          // task results that came from its workers
-  int workers = 0;            // worker processes started on it
-  int device_faults = 0;      // times it stopped answering in the middle of a task
-  int out_of_memory = 0;      // allocations it refused for want of memory
-  bool retired = false;       // no more workers were started on it
-  std::string note;           // why it was retired
+  int64_t cases = 0;      // task results that came from its workers
+  int workers = 0;        // worker processes started on it
+  int device_faults = 0;  // times it stopped answering in the middle of a task
+  int out_of_memory = 0;  // allocations it refused for want of memory
+  bool retired = false;   // no more workers were started on it
+  std::string note;       // why it was retired
 };
 
 // How long something took, over a run: an op's warm-up (its first call in a worker, when a device
@@ -192,6 +192,10 @@ struct CampaignResult {
   // Workers could not go on (every device was retired): the run covers only what ran, and its
   // verdict is never better than INCOMPLETE.
   std::string aborted;
+  // Calls of the SUT a stop (the budget's wall, a signal) cut off a second or more into them:
+  // neither judged nor confirmed as hangs (a hang looks like this). Each named; a run with any
+  // is never better than INCOMPLETE, whatever --allow-incomplete says.
+  std::vector<std::string> unresolved_calls;
   std::string competitor;    // --competitor: the second library, as given ("" without one)
   std::string tool_version;  // aclnn-conform's version (the CMake project version)
   std::string product;       // ascend910b, ...
@@ -223,12 +227,13 @@ struct CampaignResult {
   // has none (a replay, a merge, a report from before it).
   nlohmann::json coverage;
   // Targeted search (campaign/climb.hpp): report.json's "worst_inputs" (per op and output dtype,
-  // the worst element found) and "climb" (the budget climbing used); null in a replay or an
-  // older report.
+  // the worst element found) and "climb" (the budget climbing used); null in a replay, a merge or
+  // an older report.
   nlohmann::json worst_inputs, climb;
 
-  // interrupted -> kInterrupted; else a deviating clause -> kDeviations; else a clause not
-  // reached or under-tested (unless allow_incomplete) -> kIncomplete; else kConformant.
+  // interrupted -> kInterrupted; else a deviating clause -> kDeviations; else aborted, an
+  // unresolved call, or a clause not reached or under-tested (unless allow_incomplete) ->
+  // kIncomplete; else kConformant.
   Verdict verdict() const;
   bool conformant() const;  // no clause deviates (expected failures excepted); see verdict()
   ClauseVerdict *clause(const std::string &id);

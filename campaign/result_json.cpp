@@ -141,6 +141,7 @@ nlohmann::json to_json(const CampaignResult &r) {
                                 {"total_seconds", t.total_seconds},
                                 {"max_seconds", t.max_seconds}});
   j["aborted"] = r.aborted;
+  j["unresolved_calls"] = r.unresolved_calls;
   j["competitor"] = r.competitor;
   j["product"] = r.product;
   j["tier"] = r.tier;
@@ -256,6 +257,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
     r.first_calls.push_back(s);
   }
   r.aborted = j.at("aborted");
+  r.unresolved_calls = j.value("unresolved_calls", std::vector<std::string>{});
   r.competitor = j.at("competitor");
   r.product = j.at("product");
   r.tier = j.at("tier");

@@ -4,6 +4,8 @@
 // stream, a device bound to its thread, a refusal of every call from a forked child, two devices
 // and slow first calls; and it injects device faults. The campaign must judge what the library
 // does, not what the runtime makes of a careless caller (docs/device.md).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -259,6 +261,30 @@ TEST(DeviceCampaign, AStopDuringALongCallNamesTheCall) {
              w.find("aclnnSeluBackward") != std::string::npos &&
              w.find("neither judged nor confirmed as a hang") != std::string::npos;
   EXPECT_TRUE(named) << log.str();
+}
+
+// The budget's wall cuts off a call below its allowance (a kernel load of 30 s within a first-call
+// allowance of 60 s): nothing says the library is wrong, nothing says it is right, so the verdict
+// is INCOMPLETE with the call named, never CONFORMANT on what finished before it (here: nothing).
+TEST(DeviceCampaign, ABudgetThatEndsDuringALongCallIsIncompleteAtBest) {
+  std::ostringstream log;
+  ScopedEnvironment env(device_stack({{"ACLNN_DEVEMU_FIRST_CALL_MS", "30000"}}));
+  CampaignConfig cfg = config("wall-in-call", "cann");
+  cfg.ops = {"SeluBackward"};
+  cfg.budget_seconds = 4;
+  cfg.jobs = 1;
+  cfg.first_call_timeout_seconds = 60;
+  cfg.allow_incomplete = true;  // unreached clauses alone would not make it INCOMPLETE
+  const CampaignResult r = run_campaign(cfg, log);
+  EXPECT_FALSE(r.interrupted);
+  ASSERT_EQ(r.unresolved_calls.size(), 1u)
+      << log.str() << fmt::format("{}", fmt::join(r.warnings, "\n"));
+  EXPECT_NE(r.unresolved_calls.front().find("below its allowance of 60 s"), std::string::npos)
+      << r.unresolved_calls.front();
+  EXPECT_TRUE(r.deviations.empty()) << r.deviations.front().detail;
+  EXPECT_EQ(r.verdict(), Verdict::kIncomplete);
+  // The named call survives a round trip through report.json (merges and `report` read it).
+  EXPECT_EQ(result_from_json(to_json(r)).unresolved_calls, r.unresolved_calls);
 }
 
 }  // namespace
