@@ -193,6 +193,34 @@ void merge_worst(std::vector<WorstInput> &into, const std::vector<WorstInput> &f
   });
 }
 
+void merge_climb(CampaignResult &merged, const std::vector<CampaignResult> &shards) {
+  std::vector<WorstInput> worst;
+  ClimbUsage sum;
+  bool any = false;
+  for (const auto &s : shards) {
+    if (s.worst_inputs.is_array()) {
+      any = true;
+      std::vector<WorstInput> w;
+      for (const auto &j : s.worst_inputs) w.push_back(worst_input_from_json(j));
+      merge_worst(worst, w);
+    }
+    if (s.climb.is_object()) {
+      const ClimbUsage u = climb_usage_from_json(s.climb);
+      sum.enabled = sum.enabled || u.enabled;
+      sum.tasks += u.tasks;
+      sum.calls += u.calls;
+      sum.improved += u.improved;
+      sum.records += u.records;
+    }
+  }
+  merged.worst_inputs = nullptr;
+  merged.climb = nullptr;
+  if (!any) return;
+  merged.worst_inputs = nlohmann::json::array();
+  for (const auto &w : worst) merged.worst_inputs.push_back(to_json(w));
+  merged.climb = to_json(sum);
+}
+
 std::vector<WorstInput> worst_elements(const OpDescriptor &op, const Case &c, const Outcome &o,
                                        const std::vector<aclnn_ref::ExpectedOutput> &expected) {
   std::map<DType, WorstInput> rows;

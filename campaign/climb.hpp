@@ -70,6 +70,8 @@ nlohmann::json to_json(const ClimbUsage &u);
 ClimbUsage climb_usage_from_json(const nlohmann::json &j);
 // Shards: the larger worst input per op and dtype; usage adds up.
 void merge_worst(std::vector<WorstInput> &into, const std::vector<WorstInput> &from);
+// A merge's worst_inputs and climb from its shards' (null when no shard has them).
+void merge_climb(CampaignResult &merged, const std::vector<CampaignResult> &shards);
 
 // The reports' worst-input section (campaign/report_worst.cpp): "" for a result without one.
 std::string worst_inputs_markdown(const CampaignResult &r);

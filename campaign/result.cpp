@@ -17,6 +17,7 @@
 
 #include "campaign/causes.hpp"
 #include "campaign/climb.hpp"
+#include "campaign/climb.hpp"
 
 namespace aclnn_conform {
 
@@ -317,6 +318,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   m.shard_source.clear();
   for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
+  merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
   merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
   return m;
 }

@@ -150,6 +150,7 @@ TEST(ClimbCampaign, SameSeedSameClimbsWithTwoWorkers) {
 
 TEST(ClimbCampaign, ShardsClimbOnTheirOwnIndices) {
   std::ostringstream log;
+  std::vector<CampaignResult> shards;
   for (int shard = 0; shard < 2; ++shard) {
     CampaignConfig cfg = climb_config(fresh_dir("shard" + std::to_string(shard)));
     cfg.cases = 700;
@@ -159,7 +160,18 @@ TEST(ClimbCampaign, ShardsClimbOnTheirOwnIndices) {
     EXPECT_GT(r.climb.at("tasks").get<int64_t>(), 0);
     for (const auto &w : r.worst_inputs)
       if (w.at("index").get<int64_t>() >= 0) EXPECT_EQ(w.at("index").get<int64_t>() % 2, shard);
+    shards.push_back(r);
   }
+  // The merge keeps the larger worst input per op and dtype, and adds up the climbing.
+  const CampaignResult m = merge_results(shards);
+  EXPECT_EQ(m.climb.at("tasks").get<int64_t>(), shards[0].climb.at("tasks").get<int64_t>() +
+                                                    shards[1].climb.at("tasks").get<int64_t>());
+  for (const auto &w : m.worst_inputs)
+    for (const auto &s : shards)
+      for (const auto &x : s.worst_inputs)
+        if (x.at("op") == w.at("op") && x.at("dtype") == w.at("dtype"))
+          EXPECT_GE(get_number(w, "ulps"), get_number(x, "ulps")) << w.dump();
+  EXPECT_GE(m.worst_inputs.size(), shards[0].worst_inputs.size());
   // And the split itself: a climb index belongs to one shard.
   CampaignConfig cfg;
   int climbs = 0;
