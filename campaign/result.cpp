@@ -17,7 +17,6 @@
 
 #include "campaign/causes.hpp"
 #include "campaign/climb.hpp"
-#include "campaign/climb.hpp"
 
 namespace aclnn_conform {
 
@@ -318,7 +317,6 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   m.shard_source.clear();
   for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
-  merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
   merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
   return m;
 }
