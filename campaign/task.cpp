@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace aclnn_conform {
@@ -34,11 +35,26 @@ const char *kind_name(Task::Kind k) {
 }  // namespace
 
 nlohmann::json to_json(const Task &t) {
-  nlohmann::json j{{"index", t.index},        {"op", t.op->name},   {"kind", kind_name(t.kind)},
-                   {"seed", t.seed},          {"size", t.size},     {"large", t.large},
-                   {"origin", t.origin},      {"corpus_id", t.corpus_id},
-                   {"edge_row", t.edge_row},  {"teardown", t.teardown}};
+  nlohmann::json j{{"index", t.index},      {"op", t.op->name},         {"kind", kind_name(t.kind)},
+                   {"seed", t.seed},        {"size", t.size},           {"large", t.large},
+                   {"origin", t.origin},    {"corpus_id", t.corpus_id}, {"edge_row", t.edge_row},
+                   {"teardown", t.teardown}};
   if (t.stored && !t.row) j["case"] = to_json(*t.stored);
+  // An edge row travels whole: a worker that drew the tables itself would spend a tenth of a
+  // second on them (the layout rows' base calls) before its first case.
+  if (t.row) {
+    nlohmann::json expected = nlohmann::json::array();
+    // Values as their bits: JSON has no NaN or infinity, and a row states both.
+    for (const auto &e : t.row->expected)
+      expected.push_back({e.output, e.index, std::bit_cast<uint64_t>(e.value)});
+    j["row"] = {{"clause", t.row->clause},
+                {"title", t.row->title},
+                {"call", to_json(t.row->call)},
+                {"expected_status", t.row->expected_status},
+                {"expected", expected},
+                {"expected_workspace", t.row->expected_workspace},
+                {"caller_precondition", t.row->caller_precondition}};
+  }
   if (t.climb) j["climb"] = t.climb_dtype;
   return j;
 }
@@ -63,7 +79,17 @@ Task task_from_json(const nlohmann::json &j) {
     t.climb = true;
     t.climb_dtype = j.at("climb");
   }
-  if (t.edge_row >= 0) {
+  if (t.edge_row >= 0 && j.contains("row")) {
+    const nlohmann::json &r = j.at("row");
+    EdgeCase row{
+        r.at("clause"), r.at("title"), case_from_json(r.at("call")), r.at("expected_status"), {}};
+    for (const auto &e : r.at("expected"))
+      row.expected.push_back({e.at(0), e.at(1), std::bit_cast<double>(e.at(2).get<uint64_t>())});
+    row.expected_workspace = r.at("expected_workspace");
+    row.caller_precondition = r.at("caller_precondition");
+    t.row = std::make_shared<const EdgeCase>(std::move(row));
+    t.stored = std::make_shared<const Case>(t.row->call);
+  } else if (t.edge_row >= 0) {
     // Built once per process: the tables are the same for every task.
     static const std::vector<EdgeCase> rows = all_edge_cases();
     if (t.edge_row >= static_cast<int64_t>(rows.size()))

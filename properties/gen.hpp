@@ -176,6 +176,20 @@ class RangeLimitTable {
   RangeLimitPairs none_;
 };
 
+// While one is alive on a thread, sometimes_at_range_limits leaves every case as drawn and never
+// builds the range tables: the layout edge rows draw small base calls of fixed seeds in every
+// process, where those tables would cost a tenth of a second (edge_cases/layout_rows.cpp).
+class NoRangeLimits {
+ public:
+  NoRangeLimits();
+  ~NoRangeLimits();
+  NoRangeLimits(const NoRangeLimits &) = delete;
+  NoRangeLimits &operator=(const NoRangeLimits &) = delete;
+
+ private:
+  bool saved_;
+};
+
 // One valid case in one_in (at every size; the choice shrinks to "none") gets up to four such
 // pairs of one limit (the overflow threshold half of the time), at random elements where x, dy and
 // the output share one shape and dtype (pairs(dtype) gives them; cache them, they take a moment).

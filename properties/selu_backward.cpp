@@ -36,10 +36,16 @@ const std::vector<double> kHotY = {
 // Integers dy in [1, hi] whose dy * factor is nearest a tie k + 1/2 (SELU-INT-1's RNE is then
 // decided by the last bits of the exact product), both signs.
 std::vector<int64_t> near_ties(long double factor, int64_t hi, size_t keep) {
-  std::vector<std::pair<long double, int64_t>> best;
+  // The fraction of dy * factor as a 64-bit fixed-point number (factor's fraction times 2^64,
+  // wrapping): one integer multiply per dy, where long double arithmetic over 2^20 dy took tens
+  // of milliseconds in every process that drew an INT32 case. Its distance from a tie, 2^63, is
+  // off by at most dy units of 2^-64 (about 2^-44), far below the spacing of the ties kept.
+  const long double frac = factor - std::floor(factor);
+  const auto f = static_cast<uint64_t>(std::ldexp(frac, 64));
+  std::vector<std::pair<uint64_t, int64_t>> best;
   for (int64_t dy = 1; dy <= hi; ++dy) {
-    const long double p = static_cast<long double>(dy) * factor;
-    const long double d = std::fabs(p - std::floor(p) - 0.5L);
+    const uint64_t p = static_cast<uint64_t>(dy) * f;
+    const uint64_t d = p >= (uint64_t{1} << 63) ? p - (uint64_t{1} << 63) : (uint64_t{1} << 63) - p;
     if (best.size() < keep || d < best.back().first) {
       best.emplace_back(d, dy);
       std::sort(best.begin(), best.end());

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include "campaign/task.hpp"
 #include "campaign/worker_pool.hpp"
 #include "campaign/worker_protocol.hpp"
+#include "edge_cases/edge_case.hpp"
 #include "properties/op.hpp"
 
 namespace {
@@ -103,6 +106,36 @@ TEST(WorkerProtocol, IncompleteLinesWaitAndBadBodiesThrow) {
   ASSERT_TRUE(bad.has_value());
   EXPECT_THROW(record_body(*bad), nlohmann::json::parse_error);
   EXPECT_TRUE(buffer.empty());
+}
+
+// Edge rows travel to workers whole (a worker then never draws the tables): every row of every
+// op arrives with its call, status, literals (NaN and infinities among them) and flags intact.
+TEST(WorkerProtocol, EveryEdgeRowArrivesWhole) {
+  const auto tasks = edge_tasks(registry());
+  ASSERT_FALSE(tasks.empty());
+  int infinities = 0;
+  for (const Task &t : tasks) {
+    const Task got = task_from_json(nlohmann::json::parse(to_json(t).dump()));
+    ASSERT_TRUE(got.row) << t.origin;
+    const EdgeCase &a = *t.row, &b = *got.row;
+    EXPECT_EQ(b.clause, a.clause);
+    EXPECT_EQ(b.title, a.title);
+    EXPECT_EQ(to_json(b.call).dump(), to_json(a.call).dump()) << a.title;
+    EXPECT_EQ(b.expected_status, a.expected_status) << a.title;
+    EXPECT_EQ(b.expected_workspace, a.expected_workspace) << a.title;
+    EXPECT_EQ(b.caller_precondition, a.caller_precondition) << a.title;
+    ASSERT_EQ(b.expected.size(), a.expected.size()) << a.title;
+    for (size_t i = 0; i < a.expected.size(); ++i) {
+      EXPECT_EQ(b.expected[i].output, a.expected[i].output);
+      EXPECT_EQ(b.expected[i].index, a.expected[i].index);
+      EXPECT_EQ(std::bit_cast<uint64_t>(b.expected[i].value),
+                std::bit_cast<uint64_t>(a.expected[i].value))
+          << a.title;
+      infinities += std::isinf(a.expected[i].value);
+    }
+    EXPECT_EQ(got.edge_row, t.edge_row);
+  }
+  EXPECT_GT(infinities, 0);  // the rows state infinite values, which plain JSON numbers lose
 }
 
 // A worker judges by the configuration it is sent: every field a worker reads must survive the
