@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "campaign/result.hpp"
+#include "campaign/splitmix.hpp"
 #include "reference/compare.hpp"
 #include "reference/host_tensor.hpp"
 
@@ -17,16 +18,9 @@ using aclnn_ref::DType;
 
 namespace {
 
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 struct Rng {
   uint64_t s;
-  uint64_t next() { return s = mix(s); }
+  uint64_t next() { return s = splitmix64(s); }
   uint64_t below(uint64_t n) { return n ? next() % n : 0; }
 };
 
@@ -284,7 +278,7 @@ ClimbOutcome climb(const OpDescriptor &op, Case start, const std::string &dtype,
                    int calls, const std::function<ClimbEval(const Case &)> &eval,
                    const std::function<bool()> &stop) {
   ClimbOutcome out;
-  Rng rng{mix(seed ^ 0x636c696d62ull)};
+  Rng rng{splitmix64(seed ^ 0x636c696d62ull)};
   out.best = std::move(start);
   ClimbEval best = eval(out.best);
   out.calls = 1;
@@ -382,7 +376,7 @@ std::optional<Task> ClimbBook::release(bool force) {
     if (it == recs.begin()) continue;
     starts.emplace_back(key.second, &std::prev(it)->second);
   }
-  const uint64_t h = mix(t.seed ^ 0x7374617274ull);
+  const uint64_t h = splitmix64(t.seed ^ 0x7374617274ull);
   if (starts.empty() || h % 4 == 0) {
     t.origin += " (climb from its own case)";
     return t;

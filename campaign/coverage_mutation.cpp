@@ -8,17 +8,11 @@
 
 #include "campaign/corpus.hpp"
 #include "campaign/coverage.hpp"
+#include "campaign/splitmix.hpp"
 #include "reference/dtype.hpp"
 
 namespace aclnn_conform {
 namespace {
-
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Values that take a kernel down its special paths, as bits of the dtype: zeros of both signs,
 // +-1, infinities, NaN, the largest finite, the smallest subnormal and normal (integers: 0, +-1,
@@ -69,10 +63,10 @@ void mutate(Case &c, uint64_t seed) {
   for (auto &[name, t] : c.tensors)
     if (t.present && t.numel() > 0 && !c.alias_of(name)) tensors.push_back(&t);
   if (tensors.empty()) return;
-  uint64_t r = mix(seed);
+  uint64_t r = splitmix64(seed);
   const int count = 1 + static_cast<int>(r % 3);
   for (int i = 0; i < count; ++i) {
-    r = mix(r);
+    r = splitmix64(r);
     TensorArg &t = *tensors[r % tensors.size()];
     const int64_t n = t.numel();
     const int64_t at = static_cast<int64_t>((r >> 8) % static_cast<uint64_t>(n));
@@ -111,7 +105,7 @@ bool CoverageTracker::mutates(const Task &t) const {
   if (t.kind != Task::Kind::kValid && t.kind != Task::Kind::kInvalid) return false;
   const int64_t shards = std::max(1, cfg_->shard_count);
   if (t.index - kMutationLag * shards <= 0) return false;  // nothing below the horizon yet
-  return mix(static_cast<uint64_t>(t.index) ^ 0x5eedULL) % kMutationShare == 0;
+  return splitmix64(static_cast<uint64_t>(t.index) ^ 0x5eedULL) % kMutationShare == 0;
 }
 
 void CoverageTracker::hold(Task t) {
@@ -141,7 +135,7 @@ std::optional<Task> CoverageTracker::release(bool force) {
     ++mutations_of_none_;
     return t;  // no seed yet: the index runs its own generated case
   }
-  const Task &parent = *mutation_seeds_[mix(t.seed) % mutation_seeds_.size()];
+  const Task &parent = *mutation_seeds_[splitmix64(t.seed) % mutation_seeds_.size()];
   Case c;
   try {
     c = task_case(parent, *cfg_);

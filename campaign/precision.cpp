@@ -12,6 +12,7 @@
 #include <map>
 
 #include "campaign/result.hpp"
+#include "campaign/splitmix.hpp"
 #include "reference/compare.hpp"
 #include "reference/host_tensor.hpp"
 
@@ -162,13 +163,6 @@ nlohmann::json kits_json(const std::vector<KitTally> &v) {
   return a;
 }
 
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 const TensorArg *tensor(const Case &c, const std::string &name) {
   for (const auto &[n, t] : c.tensors)
     if (n == name && t.present) return &t;
@@ -269,7 +263,7 @@ std::vector<PrecisionStats> collect_precision(
       p.axis = sum ? "condition number" : xin ? "input " + op.error_axis_input : "";
     const auto xview = xin ? xin->view() : aclnn_ref::TensorView{};
     std::vector<ErrorSample> kept, worst;
-    const uint64_t base = mix(seed_key ^ mix(e + 1));
+    const uint64_t base = splitmix64(seed_key ^ splitmix64(e + 1));
     for (int64_t k = 0; k < n; ++k) {
       const double exact =
           have_exact ? exp.exact_nearest[static_cast<size_t>(k)] : exp.values.at(k);
@@ -283,7 +277,7 @@ std::vector<PrecisionStats> collect_precision(
       if (!std::isfinite(record) || !std::isfinite(exact) || !std::isfinite(g)) continue;
       ErrorSample s;
       s.ulps = std::fabs(g - exact) / aclnn_ref::ulp_at(exact, t.dtype);
-      s.key = mix(base ^ static_cast<uint64_t>(k));
+      s.key = splitmix64(base ^ static_cast<uint64_t>(k));
       if (sum) {
         const double scale = exp.error_scale[static_cast<size_t>(k)];
         s.x = exact != 0 ? scale / std::fabs(exact) : INFINITY;

@@ -6,15 +6,10 @@
 #include <bit>
 #include <stdexcept>
 
+#include "campaign/splitmix.hpp"
+
 namespace aclnn_conform {
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 const char *kind_name(Task::Kind k) {
   switch (k) {

@@ -135,3 +135,26 @@ inline void write_past_workspace(const Call *c, Op op, aclnnStatus status, void 
 }
 
 }  // namespace mutant::fault
+
+// The hooks of a mutant that misplaces output k of op (a fault::Placement), inside namespace
+// mutant.
+#define ACLNN_MUTANT_MISPLACED(op, k, place)                                                   \
+  namespace {                                                                                  \
+  fault::Misplaced misplaced(op, k, place);                                                    \
+  }                                                                                            \
+  std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *) { \
+    misplaced.save(c);                                                                         \
+    return std::nullopt;                                                                       \
+  }                                                                                            \
+  void after_phase_two(Call *c, aclnnStatus &status, void *, uint64_t) {                       \
+    misplaced.apply(c, status);                                                                \
+  }
+
+// The hooks of a mutant of op that asks for `asked` workspace bytes and writes `extra` past them.
+#define ACLNN_MUTANT_WORKSPACE_OVERRUN(op, asked, extra)                               \
+  void after_phase_one(Call &c, aclnnStatus &status, uint64_t *ws, aclOpExecutor **) { \
+    fault::ask_workspace(c, op, status, ws, asked);                                    \
+  }                                                                                    \
+  void after_phase_two(Call *c, aclnnStatus &status, void *w, uint64_t n) {            \
+    fault::write_past_workspace(c, op, status, w, n, extra);                           \
+  }

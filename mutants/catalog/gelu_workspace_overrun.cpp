@@ -4,10 +4,5 @@
 #include "mutants/fault_classes.hpp"
 
 namespace mutant {
-void after_phase_one(Call &c, aclnnStatus &status, uint64_t *ws, aclOpExecutor **) {
-  fault::ask_workspace(c, Op::kGelu, status, ws, 256);
-}
-void after_phase_two(Call *c, aclnnStatus &status, void *w, uint64_t n) {
-  fault::write_past_workspace(c, Op::kGelu, status, w, n, 64);
-}
+ACLNN_MUTANT_WORKSPACE_OVERRUN(Op::kGelu, 256, 64)
 }  // namespace mutant

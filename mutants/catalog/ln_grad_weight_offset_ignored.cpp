@@ -4,14 +4,5 @@
 #include "mutants/fault_classes.hpp"
 
 namespace mutant {
-namespace {
-fault::Misplaced misplaced(Op::kLayerNorm, 1, fault::offset_ignored);
-}  // namespace
-std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *) {
-  misplaced.save(c);
-  return std::nullopt;
-}
-void after_phase_two(Call *c, aclnnStatus &status, void *, uint64_t) {
-  misplaced.apply(c, status);
-}
+ACLNN_MUTANT_MISPLACED(Op::kLayerNorm, 1, fault::offset_ignored)
 }  // namespace mutant
