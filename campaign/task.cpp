@@ -74,7 +74,11 @@ Task task_from_json(const nlohmann::json &j) {
     t.climb = true;
     t.climb_dtype = j.at("climb");
   }
-  if (t.edge_row >= 0 && j.contains("row")) {
+  if (t.edge_row >= 0) {
+    // Edge rows always travel whole (to_json): a worker never draws the tables itself.
+    if (!j.contains("row"))
+      throw std::runtime_error("a task of edge row " + std::to_string(t.edge_row) +
+                               " without the row (a campaign of another version?)");
     const nlohmann::json &r = j.at("row");
     EdgeCase row{
         r.at("clause"), r.at("title"), case_from_json(r.at("call")), r.at("expected_status"), {}};
@@ -83,13 +87,6 @@ Task task_from_json(const nlohmann::json &j) {
     row.expected_workspace = r.at("expected_workspace");
     row.caller_precondition = r.at("caller_precondition");
     t.row = std::make_shared<const EdgeCase>(std::move(row));
-    t.stored = std::make_shared<const Case>(t.row->call);
-  } else if (t.edge_row >= 0) {
-    // Built once per process: the tables are the same for every task.
-    static const std::vector<EdgeCase> rows = all_edge_cases();
-    if (t.edge_row >= static_cast<int64_t>(rows.size()))
-      throw std::runtime_error("a task of an unknown edge row " + std::to_string(t.edge_row));
-    t.row = std::make_shared<const EdgeCase>(rows[static_cast<size_t>(t.edge_row)]);
     t.stored = std::make_shared<const Case>(t.row->call);
   } else if (j.contains("case")) {
     t.stored = std::make_shared<const Case>(case_from_json(j.at("case")));

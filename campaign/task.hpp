@@ -51,8 +51,8 @@ struct Task {
 };
 
 // A task as it crosses the pipe to a worker, and back: generated tasks travel as their index,
-// seed and size (the worker draws the same case), stored ones with their case, edge rows as their
-// position in the tables.
+// seed and size (the worker draws the same case), stored ones with their case, edge rows whole
+// (their position in the tables, call, status and literals: no worker draws the tables).
 nlohmann::json to_json(const Task &t);
 Task task_from_json(const nlohmann::json &j);  // throws std::runtime_error on an unknown op
 
