@@ -202,7 +202,7 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   }
   // A call killed below the case timeout is a suspect: its task runs once more, first in the
   // queue, with a wider allowance, and only a second overrun is recorded as a hang.
-  if (exit.timed_out && trace.in_sut && !trace.first_call && !trace.new_kernel) {
+  if (exit.timed_out && trace.in_sut && !trace.first_call) {
     if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end()) {
       it->second = SecondRun::kOverran;
     } else if (w.timeout_override <= 0 && w.killed_after > 0 && w.killed_after < case_timeout()) {
@@ -266,7 +266,7 @@ std::string Campaign::memory_note() const {
 // Records a crash, hang or device fault, with its shrunk case when the shrink ran.
 void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps) {
   ++result_.cases;
-  climb_.completed(p.task.index);  // given up: climbs waiting for it may start
+  climb_.completed(p.task.index);     // given up: climbs waiting for it may start
   coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
   Case c = shrunk ? *shrunk : task_case(p.task, cfg_);
   const std::string &clause = p.clause;

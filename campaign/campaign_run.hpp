@@ -82,20 +82,25 @@ class Campaign {
   // an op's warm-up) get the first-call allowance, the rest the case timeout (or the shrink's).
   // Other calls of a task or candidate: what the hang model allows for its case's size (more on a
   // suspect's second run), with the case timeout (or the shrink's) as the ceiling; the model stays
-  // out while too little budget is left to confirm a suspicion. A hang's shrink candidates get the
+  // out while too little budget is left to confirm a suspicion. A call of a kernel new to its
+  // worker gets what the model allows new-kernel calls, and on a suspect's second run the whole
+  // ceiling (a slow load is never called a hang below it). A hang's shrink candidates get the
   // suspect's allowance: the hang itself is confirmed, and each candidate that hangs costs it.
   // Reads only: the pump feeds the hang model (observe) before it asks.
   double allowance(const WorkerProcess &w, const CallTrace &t) const {
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
     if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
-    if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0' || t.new_kernel) return base;
+    if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0') return base;
     // A crash's candidates keep the case timeout: there a slow candidate is no evidence.
     if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout")) return base;
     const bool confirming = !w.shrinking && suspect_in_flight(w);
-    const double a = hang_model_.allowance(t.case_bytes, base, confirming);
+    if (t.new_kernel && confirming) return base;
+    const double a = t.new_kernel ? hang_model_.new_kernel_allowance(t.case_bytes, base)
+                                  : hang_model_.allowance(t.case_bytes, base, confirming);
+    // What a suspicion costs to confirm: the second run's allowance, and some slack.
+    const double confirm = t.new_kernel ? base : HangModel::kConfirmFactor * a;
     if (cfg_.budget_seconds > 0 && !confirming &&
-        deadline_ - Clock::now() <
-            std::chrono::duration<double>((1 + HangModel::kConfirmFactor) * a + 5))
+        deadline_ - Clock::now() < std::chrono::duration<double>(a + confirm + 5))
       return base;
     return a;
   }

@@ -14,6 +14,12 @@ void HangModel::observe(int worker_id, const CallTrace &trace) {
       calls_ += trace.calls_by_rate[k] - seen[k];
       seen[k] = trace.calls_by_rate[k];
     }
+  long long &nk_seen = new_kernel_seen_by_worker_[worker_id];
+  if (trace.new_kernel_calls > nk_seen) {
+    new_kernel_calls_ += trace.new_kernel_calls - nk_seen;
+    nk_seen = trace.new_kernel_calls;
+  }
+  new_kernel_max_ns_ = std::max(new_kernel_max_ns_, trace.new_kernel_max_ns);
 }
 
 double HangModel::usual_ns_per_byte() const {
@@ -37,6 +43,15 @@ double HangModel::allowance(long long case_bytes, double ceiling, bool confirmin
   if (!ready()) return ceiling;
   const double suspect = std::max(kFloorSeconds, kFactor * predicted_seconds(case_bytes));
   return std::min(ceiling, confirming ? kConfirmFactor * suspect : suspect);
+}
+
+double HangModel::new_kernel_allowance(long long case_bytes, double ceiling) const {
+  if (new_kernel_calls_ < kMinNewKernelCalls) return ceiling;
+  // The call does its case's work (what any call is allowed) and loads its kernel.
+  const double suspect =
+      std::max(kFloorSeconds, kFactor * predicted_seconds(case_bytes) +
+                                  kNewKernelFactor * slowest_new_kernel_seconds());
+  return std::min(ceiling, suspect);
 }
 
 }  // namespace aclnn_conform

@@ -6,6 +6,11 @@
 // second overrun is a hang. The configured case timeout stays the ceiling. So a hang costs a few
 // seconds instead of the whole case timeout, and a call that is merely slow once, or was starved by
 // the machine, is not called hung (docs/decisions.md, "Hang threshold").
+// Calls of a kernel new to their worker (a device may load it for seconds) are timed apart: after
+// kMinNewKernelCalls of them completed, one is suspected once it runs longer than any other call
+// of its case's size may, plus kNewKernelFactor times the slowest of them, at least kFloorSeconds;
+// its second run gets the whole case timeout, so that only a load slower than the case timeout can
+// be called a hang, as before, while a hang there costs seconds, not the timeout.
 #pragma once
 
 #include <array>
@@ -23,6 +28,8 @@ class HangModel {
   static constexpr double kFactor = 50;
   static constexpr double kFloorSeconds = 0.5;
   static constexpr double kConfirmFactor = 3;
+  static constexpr long long kMinNewKernelCalls = 16;
+  static constexpr double kNewKernelFactor = 20;
 
   // Takes in a worker's counters (its trace page; they only grow while the worker lives).
   void observe(int worker_id, const CallTrace &trace);
@@ -38,11 +45,21 @@ class HangModel {
   // What the model predicts for a case of `case_bytes` (0 until ready).
   double predicted_seconds(long long case_bytes) const;
 
+  // Calls of a kernel new to their worker (CallTrace::new_kernel_calls): how many completed, the
+  // slowest one's seconds, and the seconds one may take before it is suspected (`ceiling` until
+  // kMinNewKernelCalls completed). A suspect's second run gets `ceiling` (the caller's rule).
+  long long new_kernel_calls() const { return new_kernel_calls_; }
+  double slowest_new_kernel_seconds() const { return new_kernel_max_ns_ * 1e-9; }
+  double new_kernel_allowance(long long case_bytes, double ceiling) const;
+
  private:
   using Counts = std::array<long long, kRateBuckets>;
   std::map<int, Counts> seen_by_worker_;
   Counts total_{};
   long long calls_ = 0;
+  std::map<int, long long> new_kernel_seen_by_worker_;
+  long long new_kernel_calls_ = 0;
+  long long new_kernel_max_ns_ = 0;
 };
 
 }  // namespace aclnn_conform

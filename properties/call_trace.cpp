@@ -101,10 +101,16 @@ void set_case_bytes(long long bytes) {
 void leave_sut() {
   if (g_sink) {
     __atomic_store_n(&g_sink->in_sut, 0, __ATOMIC_SEQ_CST);
-    // Not timed: first calls and calls of a kernel new to the worker (a load, not the kernel's
-    // speed), nor the worker's own activities.
-    if (!g_sink->first_call && !g_sink->new_kernel && g_sink->activity[0] == '\0') {
-      ++g_sink->calls_by_rate[rate_bucket(monotonic_ns() - g_sink->entered_ns, g_sink->case_bytes)];
+    // Not timed: first calls and the worker's own activities. Calls of a kernel new to the worker
+    // (a load, not the kernel's speed) are timed apart.
+    if (!g_sink->first_call && g_sink->activity[0] == '\0') {
+      const long long ns = monotonic_ns() - g_sink->entered_ns;
+      if (g_sink->new_kernel) {
+        ++g_sink->new_kernel_calls;
+        g_sink->new_kernel_max_ns = std::max(g_sink->new_kernel_max_ns, ns);
+      } else {
+        ++g_sink->calls_by_rate[rate_bucket(ns, g_sink->case_bytes)];
+      }
     }
   }
   if (g_after_sut) g_after_sut();

@@ -44,8 +44,9 @@ struct CallTrace {
   int first_call;
   // 1 while a task's call runs an op with a tensor dtype signature this worker has not run before:
   // a device may load (or compile) that kernel now, as real NPUs do per dtype. The parent allows
-  // it the case timeout instead of the adaptive hang threshold (campaign/hang_model.hpp), so that
-  // a slow load is never called a hang; a real hang there is still one at the case timeout.
+  // it what this run's completed new-kernel calls took (new_kernel_calls, new_kernel_max_ns; the
+  // adaptive hang threshold, campaign/hang_model.hpp, learns only from the other calls), and a
+  // suspect's second run the whole case timeout, so that a slow load is never called a hang.
   int new_kernel;
   // What the worker is doing apart from a task's own calls: "start", "warm-up <op>",
   // "health check", "teardown" ("" while it runs a task).
@@ -67,6 +68,10 @@ struct CallTrace {
   // k holds rates below 2^(k+1) ns per KiB, the last one everything slower.
   long long case_bytes;
   long long calls_by_rate[kRateBuckets];
+  // This worker's completed calls made while new_kernel was set (no first calls, no activities):
+  // how many, and the slowest one's nanoseconds. Like calls_by_rate, they only grow.
+  long long new_kernel_calls;
+  long long new_kernel_max_ns;
 };
 
 // The bytes of the case about to run (CallTrace::case_bytes).

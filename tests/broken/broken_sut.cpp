@@ -25,7 +25,10 @@
 //                  the tensor (at most 2 s; it never writes after the destroy),
 //       "guard"    after a correct run, flips the byte just past the end of gradInput's storage,
 //       "slow"     one call of the whole run takes 3 s longer (slow once, not hung): a process's
-//                  40th call, in the first process to create the file ACLNN_BROKEN_SLOW_ONCE,
+//                  40th call, in the first process to create the file ACLNN_BROKEN_SLOW_ONCE
+//                  (with ACLNN_BROKEN_SLOW_KERNEL=new: its first call from the 40th on whose
+//                  dtypes no earlier call of the process had, a kernel new to it; with
+//                  ACLNN_BROKEN_SLOW_SECONDS=S: S seconds longer),
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe),
 //   - with ACLNN_BROKEN_ARENA_GIB=N, loading the library maps an N GiB private read-write arena
 //     (reserved, not touched), as a device runtime may map its device memory at start, and
@@ -39,6 +42,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,16 +100,6 @@ void hostile_before(const char *how) {
     std::exit(0);
   } else if (std::strcmp(how, "abort") == 0) {
     std::abort();
-  } else if (std::strcmp(how, "slow") == 0) {
-    static int calls = 0;
-    const char *once = std::getenv("ACLNN_BROKEN_SLOW_ONCE");
-    if (++calls == 40 && once) {
-      const int fd = open(once, O_CREAT | O_EXCL | O_WRONLY, 0600);
-      if (fd >= 0) {
-        close(fd);
-        std::this_thread::sleep_for(std::chrono::seconds(3));
-      }
-    }
   } else if (std::strcmp(how, "alloc") == 0) {
     constexpr size_t kBlock = size_t{256} << 20;
     for (int k = 0; k < 16; ++k) {
@@ -213,6 +207,26 @@ void after_phase_one(Call &, aclnnStatus &, uint64_t *, aclOpExecutor **) {
   stand_ins.clear();
 }
 
+// "slow": the call of the run that is slow once (see the top of the file). Its dtypes decide
+// whether it runs a kernel new to the process, as a device loads one per dtype signature.
+void slow_once(const Call &c) {
+  static int calls = 0;
+  static std::set<std::string> kernels;
+  std::string kernel;
+  for (const auto *views : {&c.in, &c.out})
+    for (const View &v : *views) kernel += std::to_string(v.present ? int{v.dtype} : -1) + " ";
+  const bool fresh = kernels.insert(kernel).second;
+  const char *once = std::getenv("ACLNN_BROKEN_SLOW_ONCE");
+  const char *which = std::getenv("ACLNN_BROKEN_SLOW_KERNEL");
+  const bool want_new = which && std::strcmp(which, "new") == 0;
+  if (!once || ++calls < 40 || (want_new ? !fresh : calls != 40)) return;
+  const int fd = open(once, O_CREAT | O_EXCL | O_WRONLY, 0600);
+  if (fd < 0) return;  // taken: by this process or another
+  close(fd);
+  const char *seconds = std::getenv("ACLNN_BROKEN_SLOW_SECONDS");
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds ? std::atof(seconds) : 3.0));
+}
+
 void on_phase_two_entry(Op op) {
   if (op != Op::kGelu) return;
   if (const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE")) hostile_before(hostile);
@@ -222,6 +236,8 @@ void on_phase_two_entry(Op op) {
 // The first run of an executor over an empty gradY does not run: out stays as it was, and the real
 // executor is released unrun.
 std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *ex) {
+  const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
+  if (c && c->op == Op::kGelu && hostile && std::strcmp(hostile, "slow") == 0) slow_once(*c);
   if (c == nullptr || !is_gbag(c->op) || c->attempts != 1) return std::nullopt;
   if (!c->in[0].present || c->in[0].numel() != 0) return std::nullopt;
   release_executor(ex);

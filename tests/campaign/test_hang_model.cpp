@@ -66,4 +66,48 @@ TEST(HangModel, AWorkersCountersAreCountedOnce) {
   EXPECT_EQ(m.calls(), 310);
 }
 
+// A trace whose worker completed n calls of kernels new to it, the slowest taking max_ms.
+CallTrace new_kernel_calls(long long n, double max_ms) {
+  CallTrace t{};
+  t.new_kernel_calls = n;
+  t.new_kernel_max_ns = static_cast<long long>(max_ms * 1e6);
+  return t;
+}
+
+TEST(HangModel, ANewKernelGetsTheCaseTimeoutUntilEnoughNewKernelCallsCompleted) {
+  HangModel m;
+  m.observe(1, new_kernel_calls(HangModel::kMinNewKernelCalls - 1, 10));
+  EXPECT_EQ(m.new_kernel_allowance(100, 30), 30);
+  m.observe(2, new_kernel_calls(1, 10));
+  EXPECT_EQ(m.new_kernel_calls(), HangModel::kMinNewKernelCalls);
+  EXPECT_LT(m.new_kernel_allowance(100, 30), 30);
+}
+
+TEST(HangModel, ANewKernelIsAllowedTwentyTimesTheSlowestLoadAboveTheFloorBelowTheCeiling) {
+  HangModel m;
+  m.observe(1, new_kernel_calls(HangModel::kMinNewKernelCalls, 10));
+  EXPECT_DOUBLE_EQ(m.new_kernel_allowance(100, 30), HangModel::kFloorSeconds);  // 0.2 s < 0.5 s
+  m.observe(2, new_kernel_calls(4, 200));  // another worker's slower loads
+  EXPECT_NEAR(m.slowest_new_kernel_seconds(), 0.2, 1e-12);
+  EXPECT_NEAR(m.new_kernel_allowance(100, 30), 20 * 0.2, 1e-9);
+  EXPECT_EQ(m.new_kernel_allowance(100, 3), 3);  // the case timeout is the ceiling
+  // Once the rate model is ready, the case's own work is allowed on top (50 times its prediction).
+  m.observe(3, calls_at(10, 1000));  // 2 ns per byte
+  const long long big = 64LL << 20;
+  EXPECT_NEAR(m.new_kernel_allowance(big, 30), 50 * 2.0 * big * 1e-9 + 20 * 0.2, 1e-9);
+}
+
+TEST(HangModel, NewKernelCallsAreCountedOnceAndTimedApart) {
+  HangModel m;
+  const CallTrace t = new_kernel_calls(10, 5);
+  m.observe(1, t);
+  m.observe(1, t);
+  EXPECT_EQ(m.new_kernel_calls(), 10);
+  m.observe(2, t);
+  EXPECT_EQ(m.new_kernel_calls(), 20);
+  // A slow load does not slow the rate of the other calls.
+  EXPECT_EQ(m.calls(), 0);
+  EXPECT_FALSE(m.ready());
+}
+
 }  // namespace
