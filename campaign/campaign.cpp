@@ -109,6 +109,7 @@ CampaignResult Campaign::run(std::deque<Task> corpus, bool generate) {
         "generated cases for them: the SUT does not take the product from ACLNN_CPU_SOC ({}); "
         "--product-emulation on runs them on a SUT that does",
         other_product, product_name(cfg_.product), emulation_evidence_));
+  for (const auto &t : pending_) task_opened(t);
   generate_ = generate;
   while (true) {
     if (stop_requested()) {

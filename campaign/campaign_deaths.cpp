@@ -266,6 +266,7 @@ std::string Campaign::memory_note() const {
 // Records a crash, hang or device fault, with its shrunk case when the shrink ran.
 void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps) {
   ++result_.cases;
+  task_completed(p.task);
   climb_.completed(p.task.index);     // given up: climbs waiting for it may start
   coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
   Case c = shrunk ? *shrunk : task_case(p.task, cfg_);

@@ -25,7 +25,10 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
     Task t = std::move(pending_.front());
     pending_.pop_front();
     // A stored case of an op the SUT lacks cannot run (its clauses stay "not reached").
-    if (std::find(ops_.begin(), ops_.end(), t.op) == ops_.end()) continue;
+    if (std::find(ops_.begin(), ops_.end(), t.op) == ops_.end()) {
+      task_completed(t);
+      continue;
+    }
     teardown = t.teardown;
     batch.push_back(std::move(t));
   }
@@ -45,6 +48,7 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
     Task t = generated_task(ops_, cfg_, k);
     if (is_skipped(cfg_, t.property())) continue;
     ++generated_;
+    task_opened(t);
     climb_.issued(k);
     coverage_.issued(k);
     if (t.climb) {
@@ -149,10 +153,9 @@ void Campaign::manage_shrink() {
   }
   worker->timeout_override = shrinker_->candidate_timeout(case_timeout());
   const Task &task = shrinker_->crash().task;
-  pool_.send(*worker,
-             encode_command("candidate", {{"task", to_json(task)},
-                                           {"case", to_json(*candidate)},
-                                           {"product_emulation", emulating()}}));
+  pool_.send(*worker, encode_command("candidate", {{"task", to_json(task)},
+                                                   {"case", to_json(*candidate)},
+                                                   {"product_emulation", emulating()}}));
   worker->outstanding.push_back({WorkItem::Kind::kCandidate, task});
   candidate_in_flight_ = true;
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "campaign/campaign_run.hpp"
 #include "campaign/corpus.hpp"
@@ -85,6 +86,7 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
   } else if (tag == record_tag::kError) {
     coverage_.completed(t.index);  // seed mutations waiting for it may start
     climb_.completed(t.index);
+    task_completed(t);
     result_.warnings.push_back(fmt::format("{} ({}): the framework could not judge the case: {}",
                                            t.op->name, t.origin,
                                            j.value("error", std::string("?"))));
@@ -124,6 +126,7 @@ void Campaign::tally(const std::string &clause, bool pass, const std::string &de
 
 void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   ++result_.cases;
+  task_completed(t);
   coverage_.observe(t, r);
   climb_.on_result(t, r);
   if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end())
@@ -157,26 +160,72 @@ void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   add_deviation(std::move(d));  // finalize_statuses derives the clause's fingerprint
 }
 
-// Keeps at most deviations_per_clause counterexamples per clause and stores new ones in the
-// corpus, with the SUT they came from; once a clause has enough, workers stop shrinking for it.
+// Keeps at most deviations_per_clause counterexamples per clause, those with the smallest
+// seed-space positions (not the first to arrive: with several workers that order varies, and
+// with it the kept cases and the variants that explain them), and stores new ones in the corpus,
+// with the SUT they came from.
 void Campaign::add_deviation(Deviation d) {
-  const int kept =
-      static_cast<int>(std::count_if(result_.deviations.begin(), result_.deviations.end(),
-                                     [&](const Deviation &x) { return x.clause == d.clause; }));
-  if (kept + 1 >= cfg_.deviations_per_clause) saturated_.insert(d.clause);
-  if (kept >= cfg_.deviations_per_clause) return;
+  const int64_t position = seed_space_position(d.origin);
+  int kept = 0;
+  auto latest = result_.deviations.end();  // the kept one with the largest position
+  for (auto it = result_.deviations.begin(); it != result_.deviations.end(); ++it) {
+    if (it->clause != d.clause) continue;
+    ++kept;
+    if (latest == result_.deviations.end() ||
+        seed_space_position(it->origin) >= seed_space_position(latest->origin))
+      latest = it;
+  }
+  if (kept >= cfg_.deviations_per_clause) {
+    if (latest == result_.deviations.end() || seed_space_position(latest->origin) <= position)
+      return;
+    result_.deviations.erase(latest);  // an earlier one arrived late: it takes the slot
+  }
   if (d.found_at_seconds <= 0) {  // a crash's is set when it was seen
     d.found_at_seconds = seconds_since(start_);
     d.found_at_case = result_.cases;
   }
   d.summary = d.minimal.describe();
   if (cfg_.use_corpus && d.case_id.empty()) store_in_corpus(d, result_, cfg_.out_dir);
+  const std::string clause = d.clause;
   result_.deviations.push_back(std::move(d));
+  update_saturation(clause);
+}
+
+// Once a clause has its counterexamples and every task before the last of them has completed, no
+// earlier one can come: workers stop shrinking for it. Before that they shrink every deviation of
+// the clause, so that the kept ones are shrunk whatever order they arrived in.
+void Campaign::update_saturation(const std::string &clause) {
+  if (saturated_.count(clause)) return;
+  int kept = 0;
+  int64_t last = std::numeric_limits<int64_t>::min();
+  for (const auto &x : result_.deviations)
+    if (x.clause == clause) {
+      ++kept;
+      last = std::max(last, seed_space_position(x.origin));
+    }
+  if (kept >= cfg_.deviations_per_clause &&
+      (open_positions_.empty() || *open_positions_.begin() > last))
+    saturated_.insert(clause);
+}
+
+void Campaign::task_completed(const Task &t) {
+  if (const auto it = open_positions_.find(seed_space_position(t.origin));
+      it != open_positions_.end())
+    open_positions_.erase(it);
+  std::set<std::string> full;
+  for (const auto &x : result_.deviations)
+    if (!saturated_.count(x.clause)) full.insert(x.clause);
+  for (const auto &clause : full) update_saturation(clause);
 }
 
 // What the run's end adds to the result: the SUT's output, what it left running, the devices
 // and first calls.
 void Campaign::finish_result() {
+  // In seed-space order, as a merge of shards lists them (arrival order varies with the workers).
+  std::stable_sort(result_.deviations.begin(), result_.deviations.end(),
+                   [](const Deviation &a, const Deviation &b) {
+                     return seed_space_position(a.origin) < seed_space_position(b.origin);
+                   });
   if (pool_.output_bytes() > 0) {
     const fs::path file = fs::path(cfg_.out_dir) / "sut-output.txt";
     fs::create_directories(cfg_.out_dir);

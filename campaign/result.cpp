@@ -161,21 +161,20 @@ void finalize_statuses(CampaignResult &r) {
   }
 }
 
-namespace {
-// Where a counterexample lies in the seed space: stored cases (replayed first) before generated
-// ones, generated ones by their index ("seed 0x.. index K ...").
-int64_t seed_space_position(const Deviation &d) {
-  // Edge rows ("edge row N CLAUSE: ...") run first, in the table's order, however the shards
+int64_t seed_space_position(const std::string &origin) {
+  // A stored corpus ("corpus ID") is replayed before anything else: its cases are the known
+  // counterexamples a run checks first, and keeps first.
+  if (origin.rfind("corpus ", 0) == 0) return std::numeric_limits<int64_t>::min();
+  // Edge rows ("edge row N CLAUSE: ...") run next, in the table's order, however the shards
   // split them: a merge keeps the rows' counterexamples in that order, as one process does.
   constexpr std::string_view kEdgeRow = "edge row ";
-  if (d.origin.rfind(kEdgeRow, 0) == 0)
+  if (origin.rfind(kEdgeRow, 0) == 0)
     return std::numeric_limits<int32_t>::min() +
-           std::strtoll(d.origin.c_str() + kEdgeRow.size(), nullptr, 10);
-  const auto at = d.origin.find(" index ");
+           std::strtoll(origin.c_str() + kEdgeRow.size(), nullptr, 10);
+  const auto at = origin.find(" index ");
   if (at == std::string::npos) return -1;
-  return std::strtoll(d.origin.c_str() + at + 7, nullptr, 10);
+  return std::strtoll(origin.c_str() + at + 7, nullptr, 10);
 }
-}  // namespace
 
 AccuracyStats &accuracy_row(std::vector<AccuracyStats> &rows, const std::string &op,
                             const std::string &dtype) {
@@ -293,7 +292,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
     // Keep the deviations bounded as shards come in: at most kKeptPerClause per clause.
     if (m.deviations.size() > kKeptPerClause * m.clauses.size()) {
       std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
-        return seed_space_position(a) < seed_space_position(b);
+        return seed_space_position(a.origin) < seed_space_position(b.origin);
       });
       std::unordered_map<std::string, size_t> kept;
       std::erase_if(m.deviations,
@@ -301,7 +300,7 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
     }
   }
   std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
-    return seed_space_position(a) < seed_space_position(b);
+    return seed_space_position(a.origin) < seed_space_position(b.origin);
   });
   std::unordered_map<std::string, size_t> kept;
   std::erase_if(m.deviations,

@@ -225,6 +225,34 @@ TEST(CampaignOnBrokenSut, NamesTheVariantsItFollows) {
   for (const auto &d : r.deviations) EXPECT_FALSE(d.corpus_file.empty()) << d.clause;
 }
 
+// A clause keeps the counterexamples with the smallest seed-space positions, not the first to
+// arrive: one worker and two give the same kept cases, shrunk alike, in the same order. (With
+// arrival order, GELU-VALUE-1, failing on most calls of the broken library, kept whichever
+// three of them two workers returned first.)
+TEST(CampaignOnBrokenSut, KeepsTheSameCounterexamplesWithOneWorkerAsWithTwo) {
+  const auto kept = [](int jobs) {
+    std::ostringstream log;
+    CampaignConfig cfg = small_config(fresh_dir("broken-kept-j" + std::to_string(jobs)));
+    cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+    cfg.ops = {"GeluBackward", "SeluBackward"};
+    cfg.cases = 150;
+    cfg.jobs = jobs;
+    cfg.case_timeout_seconds = 5;
+    cfg.use_corpus = false;
+    const CampaignResult r = run_campaign(cfg, log);
+    std::vector<std::string> out;
+    for (const auto &d : r.deviations)
+      out.push_back(d.clause + " | " + d.origin + " | " + d.minimal.describe());
+    return out;
+  };
+  const auto one = kept(1);
+  ASSERT_GE(std::count_if(one.begin(), one.end(),
+                          [](const std::string &s) { return s.rfind("GELU-VALUE-1 ", 0) == 0; }),
+            3)
+      << "the broken library should fail GELU-VALUE-1 on more calls than are kept";
+  EXPECT_EQ(one, kept(2));
+}
+
 // A crash and a hang are recorded deviations; the campaign goes on to the end.
 TEST(CampaignOnBrokenSut, SurvivesCrashes) {
   const CampaignResult r = broken_campaign({"LayerNormBackward"}, 80, "broken-crash");
