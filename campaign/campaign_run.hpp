@@ -98,7 +98,8 @@ class Campaign {
     if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout"))
       return t.new_kernel ? base : hang_model_.allowance(t.case_bytes, base, true);
     const bool confirming = !w.shrinking && suspect_in_flight(w);
-    if (t.new_kernel && confirming) return base;
+    // A new kernel's load on a suspect's second run, or in a shrink candidate: the whole ceiling.
+    if (t.new_kernel && (confirming || w.shrinking)) return base;
     const double a = t.new_kernel ? hang_model_.new_kernel_allowance(t.case_bytes, base)
                                   : hang_model_.allowance(t.case_bytes, base, confirming);
     // What a suspicion costs to confirm: the second run's allowance, and some slack.
@@ -201,6 +202,12 @@ class Campaign {
   int stopped_in_flight_ = 0;
   WorkerPool pool_;
   std::set<std::string> saturated_;
+  // The seed-space positions (seed_space_position) of the tasks not yet completed: a clause whose
+  // kept counterexamples are all below every one of them can get no earlier one, and saturates.
+  std::multiset<int64_t> open_positions_;
+  void task_opened(const Task &t) { open_positions_.insert(seed_space_position(t.origin)); }
+  void task_completed(const Task &t);
+  void update_saturation(const std::string &clause);
   CampaignResult result_;
   CoverageTracker coverage_{cfg_};  // edges the SUT's calls reached, seeds, seed mutations
   // Targeted search for accuracy: climb tasks held until their horizon, starts, worst inputs.
