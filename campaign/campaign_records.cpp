@@ -209,9 +209,11 @@ void Campaign::update_saturation(const std::string &clause) {
 }
 
 void Campaign::task_completed(const Task &t) {
-  if (const auto it = open_positions_.find(seed_space_position(t.origin));
-      it != open_positions_.end())
-    open_positions_.erase(it);
+  const auto it = open_positions_.find(seed_space_position(t.origin));
+  if (it == open_positions_.end()) return;
+  const bool lowest = it == open_positions_.begin();
+  open_positions_.erase(it);
+  if (!lowest) return;  // the lowest open position did not move: no clause can saturate now
   std::set<std::string> full;
   for (const auto &x : result_.deviations)
     if (!saturated_.count(x.clause)) full.insert(x.clause);

@@ -91,15 +91,12 @@ class Campaign {
     const double base = w.timeout_override > 0 ? w.timeout_override : case_timeout();
     if (t.first_call) return std::max(base, cfg_.first_call_timeout_seconds);
     if (!cfg_.adaptive_hang_timeout || t.activity[0] != '\0') return base;
-    // A crash's candidates: one that runs past what would confirm a hang is a hang, not the
-    // crash, and is killed there (it used to get the case timeout: a candidate that hung cost
-    // it, 60 s per candidate in a test with a 60 s timeout); a new kernel's load keeps the case
-    // timeout, as a suspect's second run does.
-    if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout"))
-      return t.new_kernel ? base : hang_model_.allowance(t.case_bytes, base, true);
     const bool confirming = !w.shrinking && suspect_in_flight(w);
     // A new kernel's load on a suspect's second run, or in a shrink candidate: the whole ceiling.
     if (t.new_kernel && (confirming || w.shrinking)) return base;
+    // A crash's candidates: one that runs past what would confirm a hang is a hang, not the crash.
+    if (w.shrinking && !(shrinker_ && shrinker_->crash().kind == "timeout"))
+      return hang_model_.allowance(t.case_bytes, base, true);
     const double a = t.new_kernel ? hang_model_.new_kernel_allowance(t.case_bytes, base)
                                   : hang_model_.allowance(t.case_bytes, base, confirming);
     // What a suspicion costs to confirm: the second run's allowance, and some slack.

@@ -258,8 +258,8 @@ std::string report_json_text(const CampaignResult &r);
 
 // Where a task (by its origin, as a deviation carries it) lies in the seed space, in the order a
 // process runs them: the replayed corpus, edge rows in table order, other fixed cases (-1), then
-// generated ones by index. A clause keeps the
-// counterexamples with the smallest positions, in one process as in a merge of shards.
+// generated ones by index. A clause keeps the counterexamples with the smallest positions, in one
+// process as in a merge of shards.
 int64_t seed_space_position(const std::string &origin);
 
 // Merges shard results of one campaign (same SUT, product, seed): counts add up, statuses are
