@@ -189,6 +189,7 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   const CallTrace &trace = exit.trace;
   const std::string activity = trace.activity;
   if (activity.rfind("warm-up ", 0) == 0) return warm_up_died(w, exit, t, activity.substr(8));
+  if (activity.rfind("kernel load ", 0) == 0) return kernel_load_died(w, exit, t);
   if (activity == "health check") {
     // The device did not survive the question whether it is still there.
     ++devices_.at(w.device).device_faults;
@@ -201,13 +202,17 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
     return;
   }
   // A call killed below the case timeout is a suspect: its task runs once more, first in the
-  // queue, with a wider allowance, and only a second overrun is recorded as a hang.
+  // queue, with a wider allowance, and only a second overrun is recorded as a hang. The second
+  // run loads its kernel first: on a worker new to it (the killed worker's successor, often) the
+  // call would otherwise be a kernel load, which gets the whole case timeout.
   if (exit.timed_out && trace.in_sut && !trace.first_call) {
     if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end()) {
       it->second = SecondRun::kOverran;
     } else if (w.timeout_override <= 0 && w.killed_after > 0 && w.killed_after < case_timeout()) {
       hang_suspects_.emplace(t.index, SecondRun::kPending);
-      pending_.push_front(t);
+      Task again = t;
+      again.load_kernel_first = true;
+      pending_.push_front(std::move(again));
       return;
     }
   }
@@ -235,6 +240,29 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   } else {
     record_crash(p, nullptr, 0);
   }
+}
+
+// A worker died in the call that loads a suspect's kernel before its second run (a small valid
+// call of its op and dtypes). That call is charged like any crash or hang of a fixed call, and
+// the suspect runs again as it would have without it: its kernel new to its worker, with the
+// whole case timeout.
+void Campaign::kernel_load_died(const WorkerProcess &w, const WorkerExit &exit, Task suspect) {
+  suspect.load_kernel_first = false;
+  pending_.push_front(suspect);
+  const auto task = kernel_load_task(suspect, cfg_);
+  if (!task) return;  // the worker found the call this finds: not reached
+  PendingCrash p;
+  p.task = *task;
+  p.kind = exit.timed_out ? "timeout" : "crash";
+  p.call = exit.trace.call[0] ? exit.trace.call : "the SUT's calls";
+  p.device = w.device;
+  p.clause =
+      exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*task->op, *task->stored);
+  p.what = death_text(w, exit) +
+           " (in the call that loaded the kernel before a suspected hang's second run)";
+  p.found_at_seconds = seconds_since(start_);
+  p.found_at_case = result_.cases + 1;
+  record_crash(p, nullptr, 0);
 }
 
 // A worker died warming an op up (its first call: the op's small fixed valid call). That call

@@ -160,6 +160,7 @@ class Campaign {
   void finish(WorkerProcess &w, const WorkerExit &exit);
   void warm_up_died(const WorkerProcess &w, const WorkerExit &exit, const Task &waiting,
                     const std::string &op_name);
+  void kernel_load_died(const WorkerProcess &w, const WorkerExit &exit, Task suspect);
   std::string memory_note() const;
   void record_crash(const PendingCrash &p, const Case *shrunk, int steps);
 

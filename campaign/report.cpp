@@ -281,10 +281,14 @@ std::vector<std::pair<std::string, std::string>> identity_rows(const CampaignRes
   }
   if (!r.first_calls.empty()) {
     std::string calls;
+    const auto name = [](const std::string &what) -> std::string {
+      if (what == "start") return "worker start";
+      if (what == "kernel load") return "kernel load before a suspect's second run";
+      return what + " warm-up";
+    };
     for (const auto &t : r.first_calls)
       calls += fmt::format("{}{}: {} x, mean {:.3f} s, max {:.3f} s", calls.empty() ? "" : "; ",
-                           t.what == "start" ? "worker start" : t.what + " warm-up", t.count,
-                           t.mean_seconds(), t.max_seconds);
+                           name(t.what), t.count, t.mean_seconds(), t.max_seconds);
     rows.emplace_back("First calls", calls);
   }
   return rows;

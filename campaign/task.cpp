@@ -51,6 +51,7 @@ nlohmann::json to_json(const Task &t) {
                 {"caller_precondition", t.row->caller_precondition}};
   }
   if (t.climb) j["climb"] = t.climb_dtype;
+  if (t.load_kernel_first) j["load_kernel_first"] = true;
   return j;
 }
 
@@ -74,6 +75,7 @@ Task task_from_json(const nlohmann::json &j) {
     t.climb = true;
     t.climb_dtype = j.at("climb");
   }
+  t.load_kernel_first = j.value("load_kernel_first", false);
   if (t.edge_row >= 0) {
     // Edge rows always travel whole (to_json): a worker never draws the tables itself.
     if (!j.contains("row"))
@@ -115,6 +117,78 @@ std::optional<Task> warm_up_task(const OpDescriptor &op, const CampaignConfig &c
   t.index = -3000000 - (std::find(ops.begin(), ops.end(), &op) - ops.begin());
   t.stored = std::make_shared<const Case>(std::move(*c));
   t.origin = "warm-up call of " + op.name + " (its first call in a worker)";
+  return t;
+}
+
+std::string kernel_signature(const OpDescriptor &op, const Case &c) {
+  std::string s = op.name;
+  for (const auto &[name, t] : c.tensors)
+    s += " " + name + ":" + (t.present ? std::string(aclnn_ref::dtype_name(t.dtype)) : "null");
+  return s;
+}
+
+std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
+  constexpr int64_t kWalkedElements = 1 << 14;
+  constexpr int kWalkedShrinks = 100;
+  const OpDescriptor &op = *t.op;
+  const Case c = task_case(t, cfg);
+  const std::string want = kernel_signature(op, c);
+  std::optional<Case> best;
+  std::pair<int64_t, size_t> best_size{};
+  // Whether k runs the kernel (kept if it is the smallest so far: fewest elements, lowest rank).
+  const auto runs_it = [&](Case k) {
+    if (kernel_signature(op, k) != want || !op.check(k, {}).ok()) return false;
+    std::pair<int64_t, size_t> size{0, 0};
+    for (const auto &[name, x] : k.tensors) {
+      if (!x.present) continue;
+      if (x.numel() == 0) return false;
+      size = {size.first + x.numel(), std::max(size.second, x.shape.size())};
+    }
+    if (!best || size < best_size) {
+      best = std::move(k);
+      best_size = size;
+    }
+    return true;
+  };
+  // A generated case's own shrinks first: rapidcheck's shrinks keep most of its draws (its dtypes
+  // and optional tensors among them) while its shapes get smaller. Each shrink draws its values
+  // afresh, so only small cases are walked (a large one would take seconds).
+  int64_t elements = 0;
+  for (const auto &[name, x] : c.tensors) elements += x.present ? x.numel() : 0;
+  if (t.generated() && t.kind != Task::Kind::kInvalid && elements <= kWalkedElements) {
+    auto current = task_shrinkable(t, cfg);
+    int attempts = 0;
+    for (bool progress = true; progress && attempts < kWalkedShrinks;) {
+      progress = false;
+      auto shrinks = current.shrinks();
+      while (auto next = shrinks.next()) {
+        if (++attempts > kWalkedShrinks) break;
+        if (runs_it(next->value())) {
+          current = *next;
+          progress = true;
+          break;
+        }
+      }
+    }
+  }
+  // Then a fixed sequence of small calls (256 draws at sizes 1-4: a few milliseconds).
+  for (int size = 1; size <= 4; ++size)
+    for (uint64_t s = 1; s <= 64; ++s)
+      runs_it(op.gen_valid(cfg.product)(rc::Random(0x6b65726e656cull + s), size).value());
+  return best;
+}
+
+std::optional<Task> kernel_load_task(const Task &for_task, const CampaignConfig &cfg) {
+  auto c = kernel_load_case(for_task, cfg);
+  if (!c) return std::nullopt;
+  Task t;
+  t.op = for_task.op;
+  t.kind = Task::Kind::kValid;
+  const auto &ops = registry();
+  t.index = -4000000 - (std::find(ops.begin(), ops.end(), for_task.op) - ops.begin());
+  t.stored = std::make_shared<const Case>(std::move(*c));
+  t.origin =
+      "kernel load call of " + for_task.op->name + " before the second run of " + for_task.origin;
   return t;
 }
 

@@ -45,6 +45,10 @@ struct Task {
   // climb_dtype ("": its own case, any dtype).
   bool climb = false;
   std::string climb_dtype;
+  // A suspected hang's second run: the worker first loads the task's kernel with a small valid
+  // call of its op and dtypes (kernel_load_case), so that the task's own call is timed as a known
+  // kernel's even on a worker that has not run that kernel yet.
+  bool load_kernel_first = false;
 
   bool generated() const { return !stored; }  // has a rapidcheck shrink tree
   std::string property() const;               // "GeluBackward/valid", ".../invalid", ...
@@ -63,6 +67,17 @@ std::optional<Case> fixed_valid_case(const OpDescriptor &op, Product product, in
 // The call a worker warms an op up with (its first call in the worker), as a task: the fixed
 // small valid call, so that a death or a device fault in it can be charged to a case.
 std::optional<Task> warm_up_task(const OpDescriptor &op, const CampaignConfig &cfg);
+
+// The kernel a valid case runs, as a device selects one: the op and each tensor's dtype.
+std::string kernel_signature(const OpDescriptor &op, const Case &c);
+
+// A small valid, non-empty call that runs t's kernel (its op and dtypes): what loads it before t
+// runs. The smallest (fewest elements, then lowest rank) among the shrinks of a generated case and
+// a fixed sequence of small generated calls; nullopt when none of them runs that kernel.
+std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg);
+
+// That call as a task, named after the task it was made for (a death in it is charged to it).
+std::optional<Task> kernel_load_task(const Task &for_task, const CampaignConfig &cfg);
 
 // Whether the user skipped a clause ID or a property name ("GeluBackward/valid").
 bool is_skipped(const CampaignConfig &cfg, const std::string &entry);

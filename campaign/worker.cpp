@@ -277,14 +277,6 @@ std::string case_clause(const OpDescriptor &op, const Case &c) {
 }
 
 namespace {
-// The kernel a valid case runs, as a device selects it: the op and each tensor's dtype.
-std::string kernel_signature(const OpDescriptor &op, const Case &c) {
-  std::string s = op.name;
-  for (const auto &[name, t] : c.tensors)
-    s += " " + name + ":" + (t.present ? std::string(aclnn_ref::dtype_name(t.dtype)) : "null");
-  return s;
-}
-
 // Whether case c runs a kernel this worker has not run yet (recorded now). Only a call the op
 // accepts reaches a kernel; a rejected one loads nothing. The check runs only while kernels are
 // tracked, and once per case.

@@ -108,6 +108,30 @@ void warm_up(Worker &w, const OpDescriptor &op, Records &records) {
                 {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
 }
 
+// A suspected hang's second run loads the task's kernel first (Task::load_kernel_first): the
+// smallest call of its op and dtypes, unjudged, as a kernel new to the worker (on a suspect's
+// second run that call gets the whole case timeout), so that the task's own call is timed as a
+// known kernel's and a hang in it is confirmed at the suspect's allowance. Its time is reported
+// as a warm-up's; a death in it is the campaign's to charge (the trace names the activity).
+void load_kernel(Worker &w, const Task &t, Records &records) {
+  const Case c = task_case(t, w.cfg);
+  const std::string kernel = kernel_signature(*t.op, c);
+  if (w.kernels.count(kernel) || !t.op->check(c, {}).ok()) return;
+  const auto load = kernel_load_case(t, w.cfg);
+  if (!load) return;
+  const auto started = Clock::now();
+  {
+    ActivityScope activity("kernel load " + t.op->name);
+    NewKernelScope fresh(true);
+    run_case(*w.sut, *t.op, *load);
+  }
+  w.kernels.insert(kernel);
+  reset_trace(w.trace);
+  records.send(record_tag::kWarmUp,
+               {{"op", "kernel load"},
+                {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}});
+}
+
 // After a task with a failure: is the device still there? A runtime call that failed with an
 // out-of-memory status, or a health check that fails, is the device's condition: the record says
 // so (instead of the task's result, which is not judged) and the worker exits.
@@ -170,6 +194,7 @@ void run_tasks(Worker &w, const nlohmann::json &command, Records &records) {
       warm_up(w, *t.op, records);
       reset_trace(w.trace);
       begin_unit(w, t);
+      if (t.load_kernel_first) load_kernel(w, t, records);
       r = run_task(t, w.ctx);
       coverage_attach(r);
     } catch (const std::exception &e) {

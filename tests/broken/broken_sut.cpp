@@ -29,6 +29,9 @@
 //                  (with ACLNN_BROKEN_SLOW_KERNEL=new: its first call from the 40th on whose
 //                  dtypes no earlier call of the process had, a kernel new to it; with
 //                  ACLNN_BROKEN_SLOW_SECONDS=S: S seconds longer),
+//   - with ACLNN_BROKEN_GELU_KERNEL=hang8-crash1, GeluBackward's second phase hangs for an output
+//     of rank 8 and crashes for an output of one element (the small call that loads a suspected
+//     hang's kernel before its second run dies),
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe),
 //   - with ACLNN_BROKEN_ARENA_GIB=N, loading the library maps an N GiB private read-write arena
 //     (reserved, not touched), as a device runtime may map its device memory at start, and
@@ -238,6 +241,11 @@ void on_phase_two_entry(Op op) {
 std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *ex) {
   const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
   if (c && c->op == Op::kGelu && hostile && std::strcmp(hostile, "slow") == 0) slow_once(*c);
+  const char *kernel = std::getenv("ACLNN_BROKEN_GELU_KERNEL");
+  if (c && c->op == Op::kGelu && kernel && std::strcmp(kernel, "hang8-crash1") == 0) {
+    if (c->out[0].dims.size() == 8) pause();  // hangs until killed
+    if (c->out[0].numel() == 1) raise(SIGSEGV);
+  }
   if (c == nullptr || !is_gbag(c->op) || c->attempts != 1) return std::nullopt;
   if (!c->in[0].present || c->in[0].numel() != 0) return std::nullopt;
   release_executor(ex);

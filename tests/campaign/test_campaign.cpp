@@ -291,8 +291,8 @@ TEST(CampaignOnBrokenSut, AHangIsCalledFromHowLongCallsTakeNotTheCaseTimeout) {
   cfg.ops = {"LayerNormBackward"};
   cfg.cases = 400;
   // Far above the adaptive threshold (0.5 s here), and low enough that the hangs still called at
-  // the case timeout (a second run on a worker new to the hang's kernel gets the whole timeout,
-  // docs/device.md) do not take minutes.
+  // the case timeout (before the hang model has learnt enough calls, or a second run whose kernel
+  // no small call loads first, docs/device.md) do not take minutes.
   cfg.case_timeout_seconds = 20;
   cfg.shrink_attempts = 20;  // the hang is the point here, not its smallest case
   const CampaignResult r = run_campaign(cfg, log);
@@ -312,6 +312,38 @@ TEST(CampaignOnBrokenSut, AHangIsCalledFromHowLongCallsTakeNotTheCaseTimeout) {
   for (const auto &w : r.warnings)
     told |= w.find("overran again and are recorded") != std::string::npos;
   EXPECT_TRUE(told) << "the report does not say how hangs were called";
+}
+
+// A death in the small call that loads a suspect's kernel before its second run is that call's
+// own deviation, and the suspect still runs a second time (without the load: its kernel new to
+// its worker, with the whole case timeout), so nothing found is lost.
+TEST(CampaignOnBrokenSut, ADeathInTheKernelLoadIsChargedToItsCallAndTheSuspectStillRuns) {
+  const aclnn_test::ScopedEnv kernel("ACLNN_BROKEN_GELU_KERNEL", "hang8-crash1");
+  std::ostringstream log;
+  CampaignConfig cfg = small_config(fresh_dir("broken-kernel-load-death"));
+  cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+  cfg.ops = {"GeluBackward"};
+  cfg.tier = Tier::kCi;  // its edge rows hold rank-8 calls
+  cfg.cases = 20;
+  cfg.jobs = 1;
+  cfg.case_timeout_seconds = 4;
+  cfg.shrink_attempts = 2;
+  cfg.deviations_per_clause = 1000;  // every one kept, the load's death among them
+  const CampaignResult r = run_campaign(cfg, log);
+  int load_deaths = 0, hangs_at_the_timeout = 0;
+  for (const auto &d : r.deviations) {
+    if (d.origin.rfind("kernel load call of GeluBackward before the second run of ", 0) == 0) {
+      ++load_deaths;
+      EXPECT_EQ(d.kind, "crash") << d.detail;
+      EXPECT_NE(d.detail.find("loaded the kernel before a suspected hang's second run"),
+                std::string::npos)
+          << d.detail;
+    } else if (d.kind == "timeout" && d.detail.find("within 4 s (killed)") != std::string::npos) {
+      ++hangs_at_the_timeout;
+    }
+  }
+  EXPECT_GT(load_deaths, 0) << "no death in a kernel load was recorded";
+  EXPECT_GT(hangs_at_the_timeout, 0) << "the suspects were not run again after the load died";
 }
 
 }  // namespace

@@ -93,6 +93,44 @@ TEST(WorkerProtocol, AFailureRecordRoundTripsByteForByteThroughThePipeAndTheRepo
   }
 }
 
+// The call that loads a suspect's kernel before its second run: the same op and dtypes, valid,
+// not empty and small (a shrink of the case, or drawn at sizes 1-4); and the flag that asks for it
+// crosses the pipe.
+TEST(KernelLoad, TheLoadCallHasTheCasesKernelAndIsSmall) {
+  const auto elements = [](const Case &c) {
+    int64_t n = 0;
+    for (const auto &[name, t] : c.tensors) {
+      if (t.present && t.numel() == 0) return int64_t{0};
+      n += t.present ? t.numel() : 0;
+    }
+    return n;
+  };
+  CampaignConfig cfg;
+  cfg.seed = 7;
+  int valid = 0, found = 0;
+  for (int64_t k = 0; k < 200; ++k) {
+    const Task t = generated_task(registry(), cfg, k);
+    const Case c = task_case(t, cfg);
+    if (!t.op->check(c, {}).ok() || elements(c) == 0) continue;
+    ++valid;
+    const auto load = kernel_load_case(t, cfg);
+    if (!load) continue;
+    ++found;
+    EXPECT_EQ(kernel_signature(*t.op, *load), kernel_signature(*t.op, c)) << c.describe();
+    EXPECT_TRUE(t.op->check(*load, {}).ok()) << load->describe();
+    EXPECT_GT(elements(*load), 0) << load->describe();
+    EXPECT_LE(elements(*load), std::max<int64_t>(elements(c), 4096)) << load->describe();
+  }
+  ASSERT_GT(valid, 80);
+  // A suspect without one keeps the old rule (its kernel's load gets the whole case timeout).
+  EXPECT_GE(found * 20, valid * 19) << found << " of " << valid;
+  Task t = generated_task(registry(), cfg, 5);
+  t.load_kernel_first = true;
+  EXPECT_TRUE(task_from_json(to_json(t)).load_kernel_first);
+  t.load_kernel_first = false;
+  EXPECT_FALSE(task_from_json(to_json(t)).load_kernel_first);
+}
+
 TEST(WorkerProtocol, IncompleteLinesWaitAndBadBodiesThrow) {
   std::string buffer = "N {\"note\":";
   EXPECT_FALSE(take_line(buffer).has_value());
