@@ -23,15 +23,18 @@ CandidateDeath candidate_death(bool timed_out, int wait_status, const CallTrace 
 CrashShrinker::CrashShrinker(CrashShrink s, const CampaignConfig &cfg, Clock::time_point deadline)
     : crash_(std::move(s)),
       cfg_(cfg),
-      // A shrink gets 20 s at most, and never runs past the budget.
-      deadline_(std::min(Clock::now() + std::chrono::seconds(20), deadline)),
+      // A shrink never runs past the budget; within it, it is bounded by counts (attempts, hung
+      // candidates), not seconds, so that a seed's shrunk case does not depend on timing.
+      deadline_(deadline),
       current_(task_shrinkable(crash_.task, cfg_)),
       shrinks_(current_.shrinks()),
       smallest_(current_.value()) {}
 
 std::optional<Case> CrashShrinker::next() {
   while (!done_) {
-    if (++attempts_ > cfg_.shrink_attempts || Clock::now() >= deadline_) break;
+    if (++attempts_ > cfg_.shrink_attempts || hung_ >= kMaxHungCandidates ||
+        Clock::now() >= deadline_)
+      break;
     auto next = shrinks_.next();
     if (!next) break;
     try {
@@ -48,12 +51,13 @@ std::optional<Case> CrashShrinker::next() {
 
 void CrashShrinker::report(const CandidateDeath &death) {
   if (!candidate_) return;
+  hung_ += death.how == "timeout";
   bool same = death.how == crash_.kind && death.call == crash_.call;
   if (same)
-    same = crash_.clause_from_trace ? death.clause == crash_.clause
-                                    : death.clause.empty() &&
-                                          case_clause(*crash_.task.op, candidate_case_) ==
-                                              crash_.clause;
+    same = crash_.clause_from_trace
+               ? death.clause == crash_.clause
+               : death.clause.empty() &&
+                     case_clause(*crash_.task.op, candidate_case_) == crash_.clause;
   if (same) {
     current_ = std::move(*candidate_);
     smallest_ = candidate_case_;

@@ -43,8 +43,13 @@ class CrashShrinker {
   using Clock = std::chrono::steady_clock;
   CrashShrinker(CrashShrink s, const CampaignConfig &cfg, Clock::time_point deadline);
 
+  // Candidates that hang cost seconds each (a kill and a restart): a shrink stops after this many.
+  // A count, not a wall-clock limit (there was one of 20 s): the same seed shrinks a hang to the
+  // same case whatever the machine's load, and shards merge to the single run's report.
+  static constexpr int kMaxHungCandidates = 32;
+
   // The next candidate to run; nullopt once the walk is over (no smaller candidate fails, the
-  // attempts are spent or the deadline passed).
+  // attempts or the hung candidates are spent, or the budget's deadline passed).
   std::optional<Case> next();
   // How the candidate next() gave ended.
   void report(const CandidateDeath &death);
@@ -64,7 +69,7 @@ class CrashShrinker {
   std::optional<rc::Shrinkable<Case>> candidate_;
   Case candidate_case_;
   Case smallest_;
-  int steps_ = 0, attempts_ = 0;
+  int steps_ = 0, attempts_ = 0, hung_ = 0;
   bool done_ = false;
 };
 

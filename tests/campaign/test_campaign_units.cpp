@@ -20,6 +20,7 @@
 
 #include "campaign/campaign.hpp"
 #include "campaign/corpus.hpp"
+#include "campaign/crash_shrink.hpp"
 #include "campaign/docs.hpp"
 #include "campaign/kit_policy.hpp"
 #include "campaign/kit_tally.hpp"
@@ -129,6 +130,39 @@ TEST(KernelLoad, TheLoadCallHasTheCasesKernelAndIsSmall) {
   EXPECT_TRUE(task_from_json(to_json(t)).load_kernel_first);
   t.load_kernel_first = false;
   EXPECT_FALSE(task_from_json(to_json(t)).load_kernel_first);
+}
+
+// A hang's shrink is bounded by how many candidates hung (each costs a kill and a restart), not by
+// seconds: the same seed shrinks to the same case whatever the load. Candidates that return do
+// not count.
+TEST(CrashShrinker, StopsAfterItsHungCandidatesNotAfterSeconds) {
+  CrashShrink hang;
+  hang.task.op = find_op("LayerNormBackward");
+  hang.task.seed = 42;
+  hang.task.size = 100;
+  hang.task.origin = "seed 0x2a index 0 valid size 100";
+  hang.kind = "timeout";
+  hang.call = "aclnnLayerNormBackward";
+  hang.clause = "LN-VALUE-1";
+  hang.clause_from_trace = true;
+  CampaignConfig cfg;
+  cfg.seed = 42;
+  const auto far = CrashShrinker::Clock::now() + std::chrono::hours(1);
+  CrashShrinker returns(hang, cfg, far);
+  int returned = 0;
+  while (returns.next()) {
+    returns.report(CandidateDeath{});  // "ok": it returned
+    ++returned;
+  }
+  EXPECT_GT(returned, CrashShrinker::kMaxHungCandidates);
+  CrashShrinker hangs(hang, cfg, far);
+  int hung = 0;
+  while (hangs.next()) {
+    hangs.report(CandidateDeath{"timeout", hang.call, hang.clause});
+    ++hung;
+  }
+  EXPECT_EQ(hung, CrashShrinker::kMaxHungCandidates);
+  EXPECT_EQ(hangs.steps(), hung);
 }
 
 TEST(WorkerProtocol, IncompleteLinesWaitAndBadBodiesThrow) {
