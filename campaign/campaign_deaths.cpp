@@ -249,20 +249,9 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
 void Campaign::kernel_load_died(const WorkerProcess &w, const WorkerExit &exit, Task suspect) {
   suspect.load_kernel_first = false;
   pending_.push_front(suspect);
-  const auto task = kernel_load_task(suspect, cfg_);
-  if (!task) return;  // the worker found the call this finds: not reached
-  PendingCrash p;
-  p.task = *task;
-  p.kind = exit.timed_out ? "timeout" : "crash";
-  p.call = exit.trace.call[0] ? exit.trace.call : "the SUT's calls";
-  p.device = w.device;
-  p.clause =
-      exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*task->op, *task->stored);
-  p.what = death_text(w, exit) +
-           " (in the call that loaded the kernel before a suspected hang's second run)";
-  p.found_at_seconds = seconds_since(start_);
-  p.found_at_case = result_.cases + 1;
-  record_crash(p, nullptr, 0);
+  if (const auto task = kernel_load_task(suspect, cfg_))  // the call the worker made
+    fixed_call_died(w, exit, *task,
+                    "in the call that loaded the kernel before a suspected hang's second run");
 }
 
 // A worker died warming an op up (its first call: the op's small fixed valid call). That call
@@ -273,16 +262,24 @@ void Campaign::warm_up_died(const WorkerProcess &w, const WorkerExit &exit, cons
   pending_.push_front(waiting);
   const OpDescriptor *op = find_op(op_name);
   if (!op || !no_warm_up_.insert(op_name).second) return;
-  const auto task = warm_up_task(*op, cfg_);
-  if (!task) return;
+  if (const auto task = warm_up_task(*op, cfg_))
+    fixed_call_died(w, exit, *task, "in the op's warm-up call, its first in a fresh worker");
+}
+
+// A death in a fixed call the worker made of its own accord (a warm-up, a kernel load): charged
+// like any crash or hang, to that call, unshrunk (it has no shrink tree).
+void Campaign::fixed_call_died(const WorkerProcess &w, const WorkerExit &exit, const Task &task,
+                               const std::string &where) {
   PendingCrash p;
-  p.task = *task;
+  p.task = task;
   p.kind = exit.timed_out ? "timeout" : "crash";
   p.call = exit.trace.call[0] ? exit.trace.call : "the SUT's calls";
   p.device = w.device;
   p.clause =
-      exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*op, *task->stored);
-  p.what = death_text(w, exit) + " (in the op's warm-up call, its first in a fresh worker)";
+      exit.trace.clause[0] ? std::string(exit.trace.clause) : case_clause(*task.op, *task.stored);
+  p.what = death_text(w, exit) + " (" + where + ")";
+  p.found_at_seconds = seconds_since(start_);
+  p.found_at_case = result_.cases + 1;
   record_crash(p, nullptr, 0);
 }
 

@@ -161,6 +161,8 @@ class Campaign {
   void warm_up_died(const WorkerProcess &w, const WorkerExit &exit, const Task &waiting,
                     const std::string &op_name);
   void kernel_load_died(const WorkerProcess &w, const WorkerExit &exit, Task suspect);
+  void fixed_call_died(const WorkerProcess &w, const WorkerExit &exit, const Task &task,
+                       const std::string &where);
   std::string memory_note() const;
   void record_crash(const PendingCrash &p, const Case *shrunk, int steps);
 
