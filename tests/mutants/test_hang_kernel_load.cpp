@@ -52,7 +52,7 @@ TEST(HangOnAFreshWorker, IsConfirmedAtTheSuspectsAllowanceAfterItsKernelIsLoaded
   const auto load = std::find_if(r.first_calls.begin(), r.first_calls.end(),
                                  [](const TimingStats &t) { return t.what == "kernel load"; });
   ASSERT_NE(load, r.first_calls.end()) << "no suspect's second run loaded its kernel first";
-  EXPECT_EQ(load->count, hangs);
+  EXPECT_GE(load->count, hangs);  // a suspect cleared on its second run loads too
 }
 
 }  // namespace
