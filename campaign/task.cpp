@@ -135,8 +135,15 @@ std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
   const std::string want = kernel_signature(op, c);
   std::optional<Case> best;
   std::pair<int64_t, size_t> best_size{};
-  // Whether k runs the kernel (kept if it is the smallest so far: fewest elements, lowest rank).
-  const auto runs_it = [&](Case k) {
+  // Whether the drawn case runs the kernel (kept if it is the smallest so far: fewest elements,
+  // then lowest rank). A draw the generator cannot make (a product filter's) runs nothing.
+  const auto runs_it = [&](const auto &draw) {
+    Case k;
+    try {
+      k = draw();
+    } catch (const std::exception &) {
+      return false;
+    }
     if (kernel_signature(op, k) != want || !op.check(k, {}).ok()) return false;
     std::pair<int64_t, size_t> size{0, 0};
     for (const auto &[name, x] : k.tensors) {
@@ -163,7 +170,7 @@ std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
       auto shrinks = current.shrinks();
       while (auto next = shrinks.next()) {
         if (++attempts > kWalkedShrinks) break;
-        if (runs_it(next->value())) {
+        if (runs_it([&] { return next->value(); })) {
           current = *next;
           progress = true;
           break;
@@ -174,7 +181,9 @@ std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
   // Then a fixed sequence of small calls (256 draws at sizes 1-4: a few milliseconds).
   for (int size = 1; size <= 4; ++size)
     for (uint64_t s = 1; s <= 64; ++s)
-      runs_it(op.gen_valid(cfg.product)(rc::Random(0x6b65726e656cull + s), size).value());
+      runs_it([&] {
+        return op.gen_valid(cfg.product)(rc::Random(0x6b65726e656cull + s), size).value();
+      });
   return best;
 }
 
