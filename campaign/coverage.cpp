@@ -203,19 +203,81 @@ nlohmann::json CoverageTracker::summary() const {
                        {"origin", o.origin},
                        {"new_edges", fresh}});
   }
-  nlohmann::json ops = nlohmann::json::object();
-  for (const auto &[op, edges] : per_op) ops[op] = edges.size();
+  nlohmann::json ops = nlohmann::json::object(), op_edges = nlohmann::json::object();
+  for (const auto &[op, edges] : per_op) {
+    ops[op] = edges.size();
+    op_edges[op] = encode_edges({edges.begin(), edges.end()});
+  }
   return {{"instrumented", true},
           {"modules", library_.value("modules", 0)},
           {"edges", library_.value("edges", 0)},
           {"edges_reached", reached.size()},
+          {"reached_edges", encode_edges({reached.begin(), reached.end()})},
           {"cases_with_edges", observed_.size()},
           {"ops", ops},
+          {"op_edges", op_edges},
           {"seed_count", seed_count},
           {"seeds", seeds},
           {"seed_mutations", mutations_},
           {"seed_mutations_without_seed", mutations_of_none_},
           {"seeds_stored", stored_}};
+}
+
+nlohmann::json merge_coverage(const std::vector<nlohmann::json> &shards) {
+  if (shards.empty() || std::all_of(shards.begin(), shards.end(),
+                                    [](const nlohmann::json &c) { return c.is_null(); }))
+    return nullptr;
+  const auto instrumented = [](const nlohmann::json &c) {
+    return c.is_object() && c.value("instrumented", false);
+  };
+  if (std::none_of(shards.begin(), shards.end(), instrumented)) return shards.front();
+  for (const auto &c : shards)
+    if (!instrumented(c) || !c.contains("reached_edges") || !c.contains("op_edges"))
+      return {{"instrumented", false},
+              {"note",
+               "coverage not merged: a shard has no edge lists (not instrumented, or a report of "
+               "an older aclnn-conform)"}};
+  std::set<uint32_t> reached;
+  std::map<std::string, std::set<uint32_t>> per_op;
+  nlohmann::json seeds = nlohmann::json::array();
+  int64_t cases = 0, seed_count = 0, mutations = 0, without_seed = 0, stored = 0;
+  for (const auto &c : shards) {
+    for (const uint32_t e : decode_edges(c.at("reached_edges"))) reached.insert(e);
+    for (const auto &[op, list] : c.at("op_edges").items())
+      for (const uint32_t e : decode_edges(list)) per_op[op].insert(e);
+    for (const auto &s : c.value("seeds", nlohmann::json::array())) seeds.push_back(s);
+    cases += c.value("cases_with_edges", int64_t{0});
+    seed_count += c.value("seed_count", int64_t{0});
+    mutations += c.value("seed_mutations", int64_t{0});
+    without_seed += c.value("seed_mutations_without_seed", int64_t{0});
+    stored += c.value("seeds_stored", int64_t{0});
+  }
+  std::stable_sort(seeds.begin(), seeds.end(),
+                   [](const nlohmann::json &a, const nlohmann::json &b) {
+                     return a.value("index", int64_t{0}) < b.value("index", int64_t{0});
+                   });
+  if (seeds.size() > CoverageTracker::kListedSeeds)
+    seeds.erase(seeds.begin() + CoverageTracker::kListedSeeds, seeds.end());
+  nlohmann::json ops = nlohmann::json::object(), op_edges = nlohmann::json::object();
+  for (const auto &[op, edges] : per_op) {
+    ops[op] = edges.size();
+    op_edges[op] = encode_edges({edges.begin(), edges.end()});
+  }
+  const nlohmann::json &first = shards.front();
+  return {{"instrumented", true},
+          {"modules", first.value("modules", 0)},
+          {"edges", first.value("edges", 0)},
+          {"edges_reached", reached.size()},
+          {"reached_edges", encode_edges({reached.begin(), reached.end()})},
+          {"cases_with_edges", cases},
+          {"ops", ops},
+          {"op_edges", op_edges},
+          {"seed_count", seed_count},
+          {"seeds", seeds},
+          {"seeds_within_shards", true},
+          {"seed_mutations", mutations},
+          {"seed_mutations_without_seed", without_seed},
+          {"seeds_stored", stored}};
 }
 
 std::string coverage_markdown(const nlohmann::json &c) {
@@ -224,10 +286,11 @@ std::string coverage_markdown(const nlohmann::json &c) {
     return "**Edge coverage:** " + c.value("note", std::string("none")) + "\n\n";
   std::string s = fmt::format(
       "**Edge coverage:** {} of {} edges reached ({} instrumented module(s)); {} seed(s) (cases "
-      "that "
-      "reached new edges, in index order); {} seed mutation(s) run",
+      "that reached new edges{}, in index order); {} seed mutation(s) run",
       c.value("edges_reached", 0), c.value("edges", 0), c.value("modules", 0),
-      c.value("seed_count", 0), c.value("seed_mutations", 0));
+      c.value("seed_count", 0),
+      c.value("seeds_within_shards", false) ? " within their shard: a merge" : "",
+      c.value("seed_mutations", 0));
   if (c.contains("ops") && !c["ops"].empty()) {
     std::string per;
     for (const auto &[op, n] : c["ops"].items())

@@ -130,6 +130,11 @@ class CoverageTracker {
 std::deque<Task> load_seeds(const std::string &out_dir, int64_t first_index, std::ostream &log);
 
 // The report's lines on coverage (Markdown and HTML), from report.json's "coverage" (null: none).
+// A merge's coverage from its shards' (null when none has any): the union of their edges, in all
+// and per op (the same library: the merge checks its SHA-256); seeds, mutations and cases added
+// up, seeds being each shard's own (a case that reached an edge no earlier case of its shard
+// reached: "seeds_within_shards"). Shards without edge lists give a note instead of figures.
+nlohmann::json merge_coverage(const std::vector<nlohmann::json> &shards);
 std::string coverage_markdown(const nlohmann::json &coverage);
 std::string coverage_html(const nlohmann::json &coverage);
 

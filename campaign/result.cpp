@@ -17,6 +17,7 @@
 
 #include "campaign/causes.hpp"
 #include "campaign/climb.hpp"
+#include "campaign/coverage.hpp"
 
 namespace aclnn_conform {
 
@@ -317,6 +318,9 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
   merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
+  std::vector<nlohmann::json> coverage;
+  for (const auto &s : shards) coverage.push_back(s.coverage);
+  m.coverage = merge_coverage(coverage);  // edge coverage (campaign/coverage.hpp)
   return m;
 }
 

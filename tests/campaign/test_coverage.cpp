@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "campaign/campaign.hpp"
@@ -151,6 +152,59 @@ TEST(Coverage, SameSeedSameEdgesAndSeedsWithTwoWorkers) {
   ASSERT_TRUE(a.coverage.value("instrumented", false));
   EXPECT_EQ(a.cases, b.cases);
   EXPECT_EQ(a.coverage, b.coverage);
+}
+
+// A merge of shards reports the union of their edges, in all and per op, and adds up their
+// cases, seeds and mutations (it used to keep the first shard's coverage as the merge's).
+TEST(Coverage, AMergeReportsTheUnionOfItsShardsEdges) {
+  REQUIRE_SANCOV_LIBRARY();
+  std::ostringstream log;
+  std::vector<CampaignResult> shards;
+  for (int i = 0; i < 2; ++i) {
+    CampaignConfig cfg = coverage_config("shard-" + std::to_string(i), kSancovLibrary);
+    cfg.cases = 150;
+    cfg.shard_index = i;
+    cfg.shard_count = 2;
+    cfg.use_corpus = false;
+    shards.push_back(run_campaign(cfg, log));
+    ASSERT_TRUE(shards.back().coverage.value("instrumented", false)) << log.str();
+  }
+  const auto edges_of = [](const nlohmann::json &list) {
+    const auto v = decode_edges(list);
+    return std::set<uint32_t>(v.begin(), v.end());
+  };
+  std::set<uint32_t> all;
+  int64_t cases = 0, seeds = 0;
+  for (const auto &s : shards) {
+    const auto mine = edges_of(s.coverage.at("reached_edges"));
+    EXPECT_EQ(static_cast<int64_t>(mine.size()), s.coverage.value("edges_reached", int64_t{0}));
+    all.insert(mine.begin(), mine.end());
+    cases += s.coverage.value("cases_with_edges", int64_t{0});
+    seeds += s.coverage.value("seed_count", int64_t{0});
+  }
+  const nlohmann::json m = merge_results(shards).coverage;
+  ASSERT_TRUE(m.value("instrumented", false)) << m.dump();
+  EXPECT_EQ(m.value("edges_reached", int64_t{0}), static_cast<int64_t>(all.size()));
+  EXPECT_EQ(edges_of(m.at("reached_edges")), all);
+  EXPECT_EQ(m.value("cases_with_edges", int64_t{0}), cases);
+  EXPECT_EQ(m.value("seed_count", int64_t{0}), seeds);
+  EXPECT_TRUE(m.value("seeds_within_shards", false));
+  for (const auto *op : registry()) {
+    std::set<uint32_t> op_all;
+    for (const auto &s : shards) {
+      const auto mine = edges_of(s.coverage.at("op_edges").at(op->name));
+      op_all.insert(mine.begin(), mine.end());
+    }
+    EXPECT_EQ(m.at("ops").value(op->name, int64_t{0}), static_cast<int64_t>(op_all.size()))
+        << op->name;
+  }
+  // A merge with a shard of an uninstrumented run says it cannot combine them.
+  CampaignResult plain = shards[1];
+  plain.shard = "9/9";
+  plain.coverage = {{"instrumented", false}, {"note", "no coverage (library not instrumented)"}};
+  const nlohmann::json mixed = merge_results({shards[0], plain}).coverage;
+  EXPECT_FALSE(mixed.value("instrumented", true));
+  EXPECT_NE(mixed.value("note", std::string()).find("coverage not merged"), std::string::npos);
 }
 
 // The tracker's novelty depends on the indices, never on the order results arrive in.
