@@ -119,9 +119,19 @@ bool Campaign::has_shrink_worker() const {
 }
 
 void Campaign::manage_shrink() {
-  if (!shrinker_ && !crash_queue_.empty()) {
-    shrinker_.emplace(crash_queue_.front(), cfg_, deadline_);
+  while (!shrinker_ && !crash_queue_.empty()) {
+    CrashShrink next = std::move(crash_queue_.front());
     crash_queue_.pop_front();
+    // Its clause saturated while it waited: it comes after every kept one, and is recorded as it
+    // was (counted, not kept).
+    const auto it = pending_crashes_.find(next.task.index);
+    if (saturated_.count(next.clause) && it != pending_crashes_.end()) {
+      const PendingCrash p = std::move(it->second);
+      pending_crashes_.erase(it);
+      record_crash(p, nullptr, 0);
+      continue;
+    }
+    shrinker_.emplace(std::move(next), cfg_, deadline_);
   }
   if (!shrinker_ || candidate_in_flight_) return;
   WorkerProcess *worker = nullptr;
@@ -170,7 +180,6 @@ void Campaign::finish_shrink(bool shrunk) {
       record_crash(it->second, nullptr, 0);
     pending_crashes_.erase(it);
   }
-  --crash_shrinks_[shrinker_->crash().clause];
   shrinker_.reset();
   candidate_in_flight_ = false;
 }

@@ -165,19 +165,15 @@ void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
 // with it the kept cases and the variants that explain them), and stores new ones in the corpus,
 // with the SUT they came from.
 void Campaign::add_deviation(Deviation d) {
-  const int64_t position = seed_space_position(d.origin);
   int kept = 0;
-  auto latest = result_.deviations.end();  // the kept one with the largest position
+  auto latest = result_.deviations.end();  // the kept one last in seed-space order
   for (auto it = result_.deviations.begin(); it != result_.deviations.end(); ++it) {
     if (it->clause != d.clause) continue;
     ++kept;
-    if (latest == result_.deviations.end() ||
-        seed_space_position(it->origin) >= seed_space_position(latest->origin))
-      latest = it;
+    if (latest == result_.deviations.end() || seed_space_before(*latest, *it)) latest = it;
   }
   if (kept >= cfg_.deviations_per_clause) {
-    if (latest == result_.deviations.end() || seed_space_position(latest->origin) <= position)
-      return;
+    if (latest == result_.deviations.end() || !seed_space_before(d, *latest)) return;
     result_.deviations.erase(latest);  // an earlier one arrived late: it takes the slot
   }
   if (d.found_at_seconds <= 0) {  // a crash's is set when it was seen
@@ -224,10 +220,7 @@ void Campaign::task_completed(const Task &t) {
 // and first calls.
 void Campaign::finish_result() {
   // In seed-space order, as a merge of shards lists them (arrival order varies with the workers).
-  std::stable_sort(result_.deviations.begin(), result_.deviations.end(),
-                   [](const Deviation &a, const Deviation &b) {
-                     return seed_space_position(a.origin) < seed_space_position(b.origin);
-                   });
+  std::stable_sort(result_.deviations.begin(), result_.deviations.end(), seed_space_before);
   if (pool_.output_bytes() > 0) {
     const fs::path file = fs::path(cfg_.out_dir) / "sut-output.txt";
     fs::create_directories(cfg_.out_dir);

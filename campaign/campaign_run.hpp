@@ -195,7 +195,6 @@ class Campaign {
   std::optional<CrashShrinker> shrinker_;
   bool candidate_in_flight_ = false;
   std::map<int64_t, PendingCrash> pending_crashes_;
-  std::map<std::string, int> crash_shrinks_;
   bool generate_ = true;
   int64_t next_k_ = 0;
   int64_t generated_ = 0;

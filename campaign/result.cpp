@@ -177,6 +177,11 @@ int64_t seed_space_position(const std::string &origin) {
   return std::strtoll(origin.c_str() + at + 7, nullptr, 10);
 }
 
+bool seed_space_before(const Deviation &a, const Deviation &b) {
+  const int64_t pa = seed_space_position(a.origin), pb = seed_space_position(b.origin);
+  return pa != pb ? pa < pb : a.origin < b.origin;
+}
+
 AccuracyStats &accuracy_row(std::vector<AccuracyStats> &rows, const std::string &op,
                             const std::string &dtype) {
   auto it = std::find_if(rows.begin(), rows.end(),
@@ -292,17 +297,13 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
       if (warnings.insert(w).second) m.warnings.push_back(w);
     // Keep the deviations bounded as shards come in: at most kKeptPerClause per clause.
     if (m.deviations.size() > kKeptPerClause * m.clauses.size()) {
-      std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
-        return seed_space_position(a.origin) < seed_space_position(b.origin);
-      });
+      std::stable_sort(m.deviations.begin(), m.deviations.end(), seed_space_before);
       std::unordered_map<std::string, size_t> kept;
       std::erase_if(m.deviations,
                     [&](const Deviation &d) { return ++kept[d.clause] > kKeptPerClause; });
     }
   }
-  std::stable_sort(m.deviations.begin(), m.deviations.end(), [](const auto &a, const auto &b) {
-    return seed_space_position(a.origin) < seed_space_position(b.origin);
-  });
+  std::stable_sort(m.deviations.begin(), m.deviations.end(), seed_space_before);
   std::unordered_map<std::string, size_t> kept;
   std::erase_if(m.deviations,
                 [&](const Deviation &d) { return ++kept[d.clause] > kKeptPerClause; });

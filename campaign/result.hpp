@@ -261,6 +261,10 @@ std::string report_json_text(const CampaignResult &r);
 // generated ones by index. A clause keeps the counterexamples with the smallest positions, in one
 // process as in a merge of shards.
 int64_t seed_space_position(const std::string &origin);
+// The order counterexamples are kept and listed in: their position, then their origin, so that
+// fixed cases that share a position (the protocol probes' fixed calls) keep one order whatever
+// order they arrived in.
+bool seed_space_before(const Deviation &a, const Deviation &b);
 
 // Merges shard results of one campaign (same SUT, product, seed): counts add up, statuses are
 // recomputed, deviations and accuracy are combined.

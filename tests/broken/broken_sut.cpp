@@ -32,6 +32,8 @@
 //   - with ACLNN_BROKEN_GELU_KERNEL=hang8-crash1, GeluBackward's second phase hangs for an output
 //     of rank 8 and crashes for an output of one element (the small call that loads a suspected
 //     hang's kernel before its second run dies),
+//   - with ACLNN_BROKEN_LOGIT_KERNEL=crash1, LogitGrad's second phase crashes for an output of
+//     one element (crashes of one clause, which the campaign shrinks itself),
 //   - with ACLNN_BROKEN_TEARDOWN=fail, aclFinalize fails (ABI-RUNTIME-1, found by the probe),
 //   - with ACLNN_BROKEN_ARENA_GIB=N, loading the library maps an N GiB private read-write arena
 //     (reserved, not touched), as a device runtime may map its device memory at start, and
@@ -241,6 +243,10 @@ void on_phase_two_entry(Op op) {
 std::optional<aclnnStatus> before_phase_two(Call *c, void *&, uint64_t &, aclOpExecutor *ex) {
   const char *hostile = std::getenv("ACLNN_BROKEN_HOSTILE");
   if (c && c->op == Op::kGelu && hostile && std::strcmp(hostile, "slow") == 0) slow_once(*c);
+  const char *logit = std::getenv("ACLNN_BROKEN_LOGIT_KERNEL");
+  if (c && c->op == Op::kLogit && logit && std::strcmp(logit, "crash1") == 0 &&
+      c->out[0].numel() == 1)
+    raise(SIGSEGV);
   const char *kernel = std::getenv("ACLNN_BROKEN_GELU_KERNEL");
   if (c && c->op == Op::kGelu && kernel && std::strcmp(kernel, "hang8-crash1") == 0) {
     if (c->out[0].dims.size() == 8) pause();  // hangs until killed

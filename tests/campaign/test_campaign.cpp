@@ -253,6 +253,37 @@ TEST(CampaignOnBrokenSut, KeepsTheSameCounterexamplesWithOneWorkerAsWithTwo) {
   EXPECT_EQ(one, kept(2));
 }
 
+// The same holds for crashes, which the campaign shrinks itself (a worker start per candidate):
+// whether a crash is shrunk must not depend on how many of its clause arrived before it.
+TEST(CampaignOnBrokenSut, KeepsTheSameCrashesWithOneWorkerAsWithTwo) {
+  const aclnn_test::ScopedEnv kernel("ACLNN_BROKEN_LOGIT_KERNEL", "crash1");
+  const auto kept = [](int jobs) {
+    std::ostringstream log;
+    CampaignConfig cfg = small_config(fresh_dir("broken-kept-crash-j" + std::to_string(jobs)));
+    cfg.sut = ACLNN_TEST_BROKEN_LIBRARY;
+    cfg.ops = {"LogitGrad"};
+    cfg.cases = 300;
+    cfg.jobs = jobs;
+    cfg.shrink_attempts = 20;
+    cfg.deviations_per_clause = 8;  // past the edge rows' crashes, to generated ones
+    cfg.use_corpus = false;
+    const CampaignResult r = run_campaign(cfg, log);
+    std::vector<std::string> out;
+    for (const auto &d : r.deviations)
+      if (d.kind == "crash")
+        out.push_back(d.clause + " | " + d.origin + " | " + std::to_string(d.shrink_steps) + " | " +
+                      d.minimal.describe());
+    return out;
+  };
+  const auto one = kept(1);
+  ASSERT_GE(
+      std::count_if(one.begin(), one.end(),
+                    [](const std::string &s) { return s.find("| seed ") != std::string::npos; }),
+      2)
+      << "too few generated crashes were kept";
+  EXPECT_EQ(one, kept(2));
+}
+
 // A crash and a hang are recorded deviations; the campaign goes on to the end.
 TEST(CampaignOnBrokenSut, SurvivesCrashes) {
   const CampaignResult r = broken_campaign({"LayerNormBackward"}, 80, "broken-crash");
