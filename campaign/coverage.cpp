@@ -158,6 +158,40 @@ std::vector<uint32_t> decode_edges(const nlohmann::json &j) {
 
 // ---- The campaign's side ----
 
+namespace {
+
+// The counts a coverage summary reports besides its edge sets (a single run's, or a merge's).
+struct CoverageCounts {
+  int64_t modules = 0, edges = 0, cases = 0, seed_count = 0, mutations = 0, without_seed = 0,
+          stored = 0;
+};
+
+// report.json's coverage object, built the same way for a run and for a merge of shards.
+nlohmann::json coverage_json(const std::set<uint32_t> &reached,
+                             const std::map<std::string, std::set<uint32_t>> &per_op,
+                             const CoverageCounts &n, nlohmann::json seeds) {
+  nlohmann::json ops = nlohmann::json::object(), op_edges = nlohmann::json::object();
+  for (const auto &[op, edges] : per_op) {
+    ops[op] = edges.size();
+    op_edges[op] = encode_edges({edges.begin(), edges.end()});
+  }
+  return {{"instrumented", true},
+          {"modules", n.modules},
+          {"edges", n.edges},
+          {"edges_reached", reached.size()},
+          {"reached_edges", encode_edges({reached.begin(), reached.end()})},
+          {"cases_with_edges", n.cases},
+          {"ops", ops},
+          {"op_edges", op_edges},
+          {"seed_count", n.seed_count},
+          {"seeds", std::move(seeds)},
+          {"seed_mutations", n.mutations},
+          {"seed_mutations_without_seed", n.without_seed},
+          {"seeds_stored", n.stored}};
+}
+
+}  // namespace
+
 void CoverageTracker::library(const nlohmann::json &hello) {
   if (!hello.is_object() || hello.value("modules", 0) <= 0) return;
   instrumented_ = true;
@@ -203,24 +237,15 @@ nlohmann::json CoverageTracker::summary() const {
                        {"origin", o.origin},
                        {"new_edges", fresh}});
   }
-  nlohmann::json ops = nlohmann::json::object(), op_edges = nlohmann::json::object();
-  for (const auto &[op, edges] : per_op) {
-    ops[op] = edges.size();
-    op_edges[op] = encode_edges({edges.begin(), edges.end()});
-  }
-  return {{"instrumented", true},
-          {"modules", library_.value("modules", 0)},
-          {"edges", library_.value("edges", 0)},
-          {"edges_reached", reached.size()},
-          {"reached_edges", encode_edges({reached.begin(), reached.end()})},
-          {"cases_with_edges", observed_.size()},
-          {"ops", ops},
-          {"op_edges", op_edges},
-          {"seed_count", seed_count},
-          {"seeds", seeds},
-          {"seed_mutations", mutations_},
-          {"seed_mutations_without_seed", mutations_of_none_},
-          {"seeds_stored", stored_}};
+  CoverageCounts n;
+  n.modules = library_.value("modules", int64_t{0});
+  n.edges = library_.value("edges", int64_t{0});
+  n.cases = static_cast<int64_t>(observed_.size());
+  n.seed_count = seed_count;
+  n.mutations = mutations_;
+  n.without_seed = mutations_of_none_;
+  n.stored = stored_;
+  return coverage_json(reached, per_op, n, std::move(seeds));
 }
 
 nlohmann::json merge_coverage(const std::vector<nlohmann::json> &shards) {
@@ -240,17 +265,17 @@ nlohmann::json merge_coverage(const std::vector<nlohmann::json> &shards) {
   std::set<uint32_t> reached;
   std::map<std::string, std::set<uint32_t>> per_op;
   nlohmann::json seeds = nlohmann::json::array();
-  int64_t cases = 0, seed_count = 0, mutations = 0, without_seed = 0, stored = 0;
+  CoverageCounts n;
   for (const auto &c : shards) {
     for (const uint32_t e : decode_edges(c.at("reached_edges"))) reached.insert(e);
     for (const auto &[op, list] : c.at("op_edges").items())
       for (const uint32_t e : decode_edges(list)) per_op[op].insert(e);
     for (const auto &s : c.value("seeds", nlohmann::json::array())) seeds.push_back(s);
-    cases += c.value("cases_with_edges", int64_t{0});
-    seed_count += c.value("seed_count", int64_t{0});
-    mutations += c.value("seed_mutations", int64_t{0});
-    without_seed += c.value("seed_mutations_without_seed", int64_t{0});
-    stored += c.value("seeds_stored", int64_t{0});
+    n.cases += c.value("cases_with_edges", int64_t{0});
+    n.seed_count += c.value("seed_count", int64_t{0});
+    n.mutations += c.value("seed_mutations", int64_t{0});
+    n.without_seed += c.value("seed_mutations_without_seed", int64_t{0});
+    n.stored += c.value("seeds_stored", int64_t{0});
   }
   std::stable_sort(seeds.begin(), seeds.end(),
                    [](const nlohmann::json &a, const nlohmann::json &b) {
@@ -258,26 +283,12 @@ nlohmann::json merge_coverage(const std::vector<nlohmann::json> &shards) {
                    });
   if (seeds.size() > CoverageTracker::kListedSeeds)
     seeds.erase(seeds.begin() + CoverageTracker::kListedSeeds, seeds.end());
-  nlohmann::json ops = nlohmann::json::object(), op_edges = nlohmann::json::object();
-  for (const auto &[op, edges] : per_op) {
-    ops[op] = edges.size();
-    op_edges[op] = encode_edges({edges.begin(), edges.end()});
-  }
   const nlohmann::json &first = shards.front();
-  return {{"instrumented", true},
-          {"modules", first.value("modules", 0)},
-          {"edges", first.value("edges", 0)},
-          {"edges_reached", reached.size()},
-          {"reached_edges", encode_edges({reached.begin(), reached.end()})},
-          {"cases_with_edges", cases},
-          {"ops", ops},
-          {"op_edges", op_edges},
-          {"seed_count", seed_count},
-          {"seeds", seeds},
-          {"seeds_within_shards", true},
-          {"seed_mutations", mutations},
-          {"seed_mutations_without_seed", without_seed},
-          {"seeds_stored", stored}};
+  n.modules = first.value("modules", int64_t{0});
+  n.edges = first.value("edges", int64_t{0});
+  nlohmann::json merged = coverage_json(reached, per_op, n, std::move(seeds));
+  merged["seeds_within_shards"] = true;
+  return merged;
 }
 
 std::string coverage_markdown(const nlohmann::json &c) {
