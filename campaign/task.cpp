@@ -127,11 +127,10 @@ std::string kernel_signature(const OpDescriptor &op, const Case &c) {
   return s;
 }
 
-std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
+std::optional<Case> kernel_load_case(const Task &t, const Case &c, const CampaignConfig &cfg) {
   constexpr int64_t kWalkedElements = 1 << 14;
   constexpr int kWalkedShrinks = 100;
   const OpDescriptor &op = *t.op;
-  const Case c = task_case(t, cfg);
   const std::string want = kernel_signature(op, c);
   std::optional<Case> best;
   std::pair<int64_t, size_t> best_size{};
@@ -188,7 +187,7 @@ std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg) {
 }
 
 std::optional<Task> kernel_load_task(const Task &for_task, const CampaignConfig &cfg) {
-  auto c = kernel_load_case(for_task, cfg);
+  auto c = kernel_load_case(for_task, task_case(for_task, cfg), cfg);
   if (!c) return std::nullopt;
   Task t;
   t.op = for_task.op;

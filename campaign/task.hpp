@@ -71,10 +71,11 @@ std::optional<Task> warm_up_task(const OpDescriptor &op, const CampaignConfig &c
 // The kernel a valid case runs, as a device selects one: the op and each tensor's dtype.
 std::string kernel_signature(const OpDescriptor &op, const Case &c);
 
-// A small valid, non-empty call that runs t's kernel (its op and dtypes): what loads it before t
-// runs. The smallest (fewest elements, then lowest rank) among the shrinks of a generated case and
-// a fixed sequence of small generated calls; nullopt when none of them runs that kernel.
-std::optional<Case> kernel_load_case(const Task &t, const CampaignConfig &cfg);
+// A small valid, non-empty call that runs the kernel of t's case c (its op and dtypes; c is passed
+// so that a caller who has drawn it need not draw it again): what loads it before t runs. The
+// smallest (fewest elements, then lowest rank) among the shrinks of a generated case and a fixed
+// sequence of small generated calls; nullopt when none of them runs that kernel.
+std::optional<Case> kernel_load_case(const Task &t, const Case &c, const CampaignConfig &cfg);
 
 // That call as a task, named after the task it was made for (a death in it is charged to it).
 std::optional<Task> kernel_load_task(const Task &for_task, const CampaignConfig &cfg);

@@ -117,7 +117,7 @@ void load_kernel(Worker &w, const Task &t, Records &records) {
   const Case c = task_case(t, w.cfg);
   const std::string kernel = kernel_signature(*t.op, c);
   if (w.kernels.count(kernel) || !t.op->check(c, {}).ok()) return;
-  const auto load = kernel_load_case(t, w.cfg);
+  const auto load = kernel_load_case(t, c, w.cfg);
   if (!load) return;
   const auto started = Clock::now();
   {

@@ -114,7 +114,7 @@ TEST(KernelLoad, TheLoadCallHasTheCasesKernelAndIsSmall) {
     const Case c = task_case(t, cfg);
     if (!t.op->check(c, {}).ok() || elements(c) == 0) continue;
     ++valid;
-    const auto load = kernel_load_case(t, cfg);
+    const auto load = kernel_load_case(t, task_case(t, cfg), cfg);
     if (!load) continue;
     ++found;
     EXPECT_EQ(kernel_signature(*t.op, *load), kernel_signature(*t.op, c)) << c.describe();
