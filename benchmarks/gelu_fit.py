@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The polynomial coefficients of impl/gelu_backward.cpp (run with Debian's python3: needs numpy and
 mpmath). g(-t) = G(t) = exp(-t^2/2) (t - t0) Q(t); Q is fitted on [0, 4] by Chebyshev
-interpolation (near-minimax) and written as a monomial in s = t/2 - 1; the tail t R(t), R the Mills
+interpolation (near-minimax) and written as a monomial in s = t/2 - 1 (in float also on [4, 8], in
+s = t/2 - 3); the tail t R(t), R the Mills
 ratio, on [4, 20] in s = 2.5 w - 1.5, w = 4/t; exp(-r) on |r| <= ln2/2 (the reduced argument of
 the exp), written as a monomial in r. Prints each set with its maximum relative error,
 measured by evaluating the printed coefficients with Horner's rule in the target precision against
@@ -83,6 +84,7 @@ def emit_exp(name, deg, dtype):
 emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 12, np.float64)
 emit_exp("kExp64", 6, np.float64)
 emit("kQ32: the same in float", q, 0, 4, 7, np.float32)
+emit("kQ32Tail: the same on [4, 8], s = t/2 - 3", q, 4, 8, 5, np.float32)
 emit_exp("kExp32", 4, np.float32)
 emit("kTail: t R(t) on [4, 20]", tail, mp.mpf("0.2"), 1, 10, np.float64)
 hi = float(T0)

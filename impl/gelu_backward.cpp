@@ -39,7 +39,6 @@ namespace {
 constexpr const char *kOp = "aclnnGeluBackward";
 
 HWY_EXPORT(GeluGradFloat);
-HWY_EXPORT(GeluFillTable);
 HWY_EXPORT(GeluGPairF32);
 
 // FLOAT's table (impl/kernels/gelu_backward-inl.hpp, gelu::kTab*): at x_k = k/128 the Taylor
@@ -87,24 +86,6 @@ const float *gelu_f32_table() {
   return table.data();
 }
 
-// g(x) rounded to float for every bfloat16 pattern x, built at the first BFLOAT16 call from the
-// double path (whose bits are the same on every target): 256 KB, in L2. Built once per process,
-// on the first BFLOAT16 call, which takes about 1 ms more than later ones
-// (docs/kernels.md#gelubackward-measurements).
-const float *gelu_bf16_table() {
-  static const std::vector<float> table = [] {
-    constexpr size_t kN = 65536;
-    std::vector<uint16_t> patterns(kN);
-    for (size_t i = 0; i < kN; ++i) patterns[i] = static_cast<uint16_t>(i);
-    std::vector<double> x(kN);
-    simd::bf16_to_f64(patterns.data(), x.data(), kN);
-    std::vector<float> g(kN);
-    HWY_DYNAMIC_DISPATCH(GeluFillTable)(x.data(), g.data(), kN);
-    return g;
-  }();
-  return table.data();
-}
-
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
@@ -127,17 +108,16 @@ void run_inner(const Plan &plan, const float *table, char *out, const char *dy, 
     const ew::BlockInputs in = ew::load_pair(dy + done * sdy, sdy, plan.dy_t, x + done * sx, sx,
                                              plan.x_t, plan.comp, m, bdy, bx);
     void *dst = direct ? static_cast<void *>(out + done * so) : res;
+    const int narrow = plan.comp == ACL_BF16 ? 2 : plan.comp == ACL_FLOAT16 ? 1 : 0;
     HWY_DYNAMIC_DISPATCH(GeluGradFloat)
-    (in.kind, kind, plan.comp != ACL_FLOAT, table, in.a, in.b, dst, static_cast<size_t>(m), stream);
+    (in.kind, kind, narrow, table, in.a, in.b, dst, static_cast<size_t>(m), stream);
     if (!direct) ew::store_strided(out + done * so, so, plan.comp, m, res);
   }
 }
 
 void run_plan(const Plan &plan) {
   // On the calling thread, so that a failure to build the table reaches run_executor.
-  const float *table = plan.comp == ACL_BF16    ? gelu_bf16_table()
-                       : plan.comp == ACL_FLOAT ? (plan.f64 ? nullptr : gelu_f32_table())
-                                                : nullptr;
+  const float *table = plan.comp == ACL_FLOAT && !plan.f64 ? gelu_f32_table() : nullptr;
   parallel_for(plan.loop.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
     plan.loop.for_range(
         begin, end,

@@ -5,8 +5,8 @@
 // - dtypes: inputs as the computation dtype's values (FLOAT, FLOAT16, BFLOAT16: exact in float);
 //   results rounded once to the output kind (a contiguous FLOAT/FLOAT16/BFLOAT16 run) or stored as
 //   doubles for a strided output.
-// - accuracy: FLOAT within 0.72 ulp (g in double, relative error below 1.3e-8); FLOAT16 within 0.51
-//   ulp (g in float, below 2e-6); BFLOAT16 within 0.5001 ulp (g from a table of every pattern);
+// - accuracy: FLOAT within 0.72 ulp (g in double, relative error below 1.3e-8); FLOAT16 and
+//   BFLOAT16 within 0.56 and 0.51 ulp (g in float, relative error below 3e-5 for |x| <= 8);
 //   the spec allows 2 ulp (GELU-VALUE-1). g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1); no
 //   cancellation near g's root (GELU-SPECIAL-2). The method and the error budget:
 //   docs/kernels.md#gelubackward.
@@ -25,12 +25,17 @@ constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1
                              -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
                              0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
                              -0x1.6678a455a81d3p-15};
-// The same in float for FLOAT16 (BFLOAT16 reads a table), degree 7; relative error 2.3e-5 (float
-// Horner). Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of
-// rounding plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of
-// ten.
+// The same in float for FLOAT16 and BFLOAT16, degree 7; relative error 2.3e-5 (float Horner).
+// Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of rounding
+// plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of ten.
 constexpr float kQ32[8] = {-0x1.02531ep-1f, 0x1.1954cep-4f, -0x1.58643ep-5f, 0x1.8a4b42p-6f,
                            -0x1.7ebe32p-7f, 0x1.950edcp-8f, -0x1.6021d8p-8f, 0x1.4765d6p-9f};
+// The same on [4, 8] in s = t/2 - 3 (exact: Sterbenz), degree 5; relative error 2.3e-6: the 16-bit
+// dtypes' lanes with 4 < |x| <= 8 (a few percent of normally distributed activations, and without
+// it half the vectors of N(0, 2) data took the double path) stay in float vectors.
+constexpr float kQ32Tail[6] = {-0x1.c665b4p-2f, 0x1.af4abep-7f,   -0x1.f0ac46p-9f,
+                               0x1.1a9826p-10f, -0x1.6486e2p-12f, 0x1.88321ap-14f};
+constexpr float kFastF = 8.0f;  // end of the float fits
 // t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
 // s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
 constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
@@ -143,10 +148,10 @@ HWY_INLINE hn::Vec<DD> ExpNegHalf(DD dd, hn::Vec<DD> t2) {
   const auto r2 = Fma(dd, neg_n, hn::Set(dd, 0x1.62e42fefa39efp0), t2);
   return TimesPow2NegN(dd, Horner(dd, r2, gelu::kExpHalf64), neg_n, kd);
 }
-// The same in float for 0 <= t2 <= 16 (n <= 12), for FLOAT16's 2.4e-4 budget: one reduction
-// step, since 2 ln2's float differs from 2 ln2 by 3.8e-9, so r2 is off by at most 4.6e-8 (relative
-// in exp), far below the fit's 3.5e-6 (two steps and a halved t^2 would cost two more operations
-// per vector).
+// The same in float for 0 <= t2 <= 64 (n <= 47), for the 16-bit dtypes' budget (2.4e-4 for
+// FLOAT16): one reduction step, since 2 ln2's float differs from 2 ln2 by 3.8e-9, so r2 is off by
+// at most 47 * 3.8e-9 = 1.8e-7 (relative in exp), far below the fit's 3.5e-6 (two steps and a
+// halved t^2 would cost two more operations per vector); 2^-47 is a normal float.
 template <class DF>
 HWY_INLINE hn::Vec<DF> ExpNegHalfF(DF df, hn::Vec<DF> t2) {
   const auto magic = hn::Set(df, 0x1.8p23f);
@@ -217,25 +222,17 @@ HWY_INLINE hn::Vec<DF> GeluGradLanesF64(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn
   return res;
 }
 
-// res with its lanes |x| > 4, inf or NaN from the double path.
-template <class DF>
-HWY_INLINE hn::Vec<DF> GeluGradWideLanesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> res) {
-  return GeluGradLanesF64(
-      df, dy, x, res,
-      simd::HWY_NAMESPACE::NotLe(df, hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kFast))));
-}
-
 // The pairs (pairs[2 idx], pairs[2 idx + 1]) of each lane as two vectors: one 64-bit gather per
 // half vector (half the loads of two 32-bit gathers), then the even and odd floats.
 template <class DF>
 HWY_INLINE void GatherPairs(DF df, const float *pairs, hn::Vec<hn::RebindToSigned<DF>> idx,
                             hn::Vec<DF> &even, hn::Vec<DF> &odd) {
-  const hn::RebindToSigned<DF> di;
 #if HWY_TARGET == HWY_SCALAR
   const auto i2 = hn::Add(idx, idx);
   even = hn::GatherIndex(df, pairs, i2);
   odd = hn::GatherIndex(df, pairs + 1, i2);
 #else
+  const hn::RebindToSigned<DF> di;
   const hn::Repartition<double, DF> dd;
   const hn::Half<decltype(di)> dih;
   const hn::Rebind<int64_t, decltype(dih)> di64;
@@ -328,40 +325,30 @@ HWY_INLINE hn::Vec<DF> GeluGradTableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, co
   return GeluGradLanesF64(df, dy, x, res, hn::IsNaN(res));
 }
 
-// dy * g(x) in float for 16-bit outputs: |x| <= 4 in float (relative error below 2e-6), other
-// lanes (|x| > 4, inf, NaN) from the double path rounded to float.
-template <class DF>
+// dy * g(x) in float for 16-bit outputs: t = min(|x|, 8), g from the float fits (Q on [0, 4], the
+// tail fit on (4, 8] only for vectors holding such a lane), relative error below 3e-5. The lanes
+// the double path takes: inf and NaN, and for BFLOAT16 (kFarTail) |x| > 8, where g leaves float's
+// normal range before dy (up to 3.4e38) makes the product representable. FLOAT16 keeps |x| > 8
+// clamped at 8: there |dy g| < 65504 |G(8)| = 2.6e-9, below half the least subnormal (2^-25), so
+// the result rounds to the same signed zero as the exact value's (or to dy itself for x > 8, where
+// g = 1 - 4e-14 is 1 in float), and infinite dy gives the infinity of the right sign.
+template <bool kFarTail, class DF>
 HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   using V = hn::Vec<DF>;
-  const V t = hn::Abs(x);
+  // NaN lanes are replaced below, so how Min treats them (it differs between targets) is moot.
+  const V ax = hn::Abs(x);
+  const V t = hn::Min(ax, hn::Set(df, gelu::kFastF));
   const V e = ExpNegHalfF(df, hn::Mul(t, t));
   const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
-  const V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
+  V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
+  const auto tail = hn::Gt(t, hn::Set(df, static_cast<float>(gelu::kFast)));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, tail)))
+    q = hn::IfThenElse(
+        tail, Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -3.0f)), gelu::kQ32Tail), q);
   const V big_g = hn::Mul(hn::Mul(e, d), q);
   const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
-  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, g));
-}
-
-// dy * g(x) for BFLOAT16 x from the table of g over every bfloat16 pattern (gelu_bf16_table): one
-// gather instead of the polynomials, exact per lane, so the same bits on every target; lanes with
-// |x| > 4, inf or NaN from the double path. (Not for binary16: the index costs a float -> binary16
-// conversion, and the table measured slower than the polynomials; docs/kernels.md#gelubackward.)
-template <class DF>
-HWY_INLINE hn::Vec<DF> GeluGradBF16TableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x,
-                                            const float *table) {
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  // x holds a bfloat16 value exactly: its pattern is the float's upper half.
-  const auto index = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(du, x)));
-  return GeluGradWideLanesF32(df, dy, x, hn::Mul(dy, hn::GatherIndex(df, table, index)));
-}
-
-// g(x[i]) rounded once to float, i < n (n a multiple of 16): gelu_bf16_table's entries.
-void GeluFillTable(const double *x, float *g, size_t n) {
-  const hn::ScalableTag<double> dd;
-  for (size_t i = 0; i < n; i += hn::Lanes(dd))
-    hn::StoreU(simd::HWY_NAMESPACE::F32FromF64(dd, GeluG(dd, hn::LoadU(dd, x + i))),
-               hn::Rebind<float, decltype(dd)>(), g + i);
+  const V limit = hn::Set(df, kFarTail ? gelu::kFastF : std::numeric_limits<float>::max());
+  return GeluGradLanesF64(df, dy, x, hn::Mul(dy, g), simd::HWY_NAMESPACE::NotLe(df, ax, limit));
 }
 
 // ghi[i] + glo[i] = g(x[i]) as FLOAT's path evaluates it before the product with dy (the table;
@@ -385,22 +372,22 @@ void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size
   }
 }
 
-// out = dy * g(x), rounded once to the output kind; `narrow`: the
-// computation dtype is 16-bit and the product is taken in float, g from `bf16_table` for BFLOAT16
-// (else null) and from the float polynomials for FLOAT16; `stream`: non-temporal stores
-// (simd::stream_output).
+// out = dy * g(x), rounded once to the output kind; `narrow`: the computation dtype is 16-bit
+// (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors; otherwise FLOAT, in double
+// vectors, or in float vectors from `table` (gelu_f32_table) where it is given; `stream`:
+// non-temporal stores (simd::stream_output).
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
                    const void *x, void *out, size_t n, int stream) {
-  const float *bf16_table = narrow ? table : nullptr;
-  if (narrow && bf16_table != nullptr)
+  if (narrow == 2)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
-                                     [bf16_table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
-                                       return GeluGradBF16TableF32(df, vdy, vx, bf16_table);
+                                     [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradF32<true>(df, vdy, vx);
                                      });
   else if (narrow)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
-                                     [](auto df, auto vdy, auto vx)
-                                         ACLNN_SIMD_LAMBDA { return GeluGradF32(df, vdy, vx); });
+                                     [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradF32<false>(df, vdy, vx);
+                                     });
   else if (table != nullptr)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
