@@ -158,19 +158,32 @@ std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContex
   return out;
 }
 
-// Walks the task's rapidcheck shrink tree, keeping a candidate whenever still_fails says it fails
-// the same way; stops at the attempt limit or the deadline. Returns the smallest case found.
-Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
-            const WorkerContext &ctx, Clock::time_point deadline, int &steps) {
+// The elements a shrink candidate's call and judgement touch: its cost in ShrinkLimits::elements.
+int64_t candidate_elements(const Case &c) {
+  int64_t n = 0;
+  for (const auto &[name, x] : c.tensors)
+    if (x.present) n += x.numel();
+  return n;
+}
+
+}  // namespace
+
+Case shrink_case(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
+                 const WorkerContext &ctx, const ShrinkLimits &limits, int &steps) {
   auto current = task_shrinkable(t, *ctx.cfg);
   int attempts = 0;
-  for (bool progress = true;
-       progress && attempts < ctx.cfg->shrink_attempts && Clock::now() < deadline;) {
+  int64_t work = 0;
+  const auto spent = [&] {
+    return attempts >= limits.attempts || work >= limits.elements || Clock::now() >= ctx.deadline;
+  };
+  for (bool progress = true; progress && !spent();) {
     progress = false;
     auto shrinks = current.shrinks();
     while (auto next = shrinks.next()) {
-      if (++attempts > ctx.cfg->shrink_attempts || Clock::now() >= deadline) break;
+      if (spent()) break;
+      ++attempts;
       Case candidate = next->value();
+      work += candidate_elements(candidate) + 1;
       bool fails = false;
       try {
         fails = still_fails(candidate);
@@ -189,8 +202,14 @@ Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &stil
   return c;
 }
 
-Clock::time_point shrink_deadline(const WorkerContext &ctx) {
-  return std::min(Clock::now() + std::chrono::seconds(20), ctx.deadline);
+namespace {
+
+// A deviation's shrink: the configured attempts, the default work bound.
+Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
+            const WorkerContext &ctx, int &steps) {
+  ShrinkLimits limits;
+  limits.attempts = ctx.cfg->shrink_attempts;
+  return shrink_case(t, std::move(c), still_fails, ctx, limits, steps);
 }
 
 std::string phase_call(const OpDescriptor &op, const Outcome &o) {
@@ -325,7 +344,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
             const auto rs = probe(t, cand, ctx);
             return first_failure(rs) == target;
           },
-          ctx, shrink_deadline(ctx), steps);
+          ctx, steps);
     results = steps > 0 ? probe(t, c, ctx) : results;
     std::string detail, all;
     for (const auto &cr : results) {
@@ -412,7 +431,7 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
           shrunk_outcome = std::move(co);
           return true;
         },
-        ctx, shrink_deadline(ctx), steps);
+        ctx, steps);
     if (steps > 0 && shrunk_outcome) {
       o = std::move(*shrunk_outcome);
       jd = judge_task(t, c, o, cfg, ctx.competitor);

@@ -42,6 +42,21 @@ struct WorkerContext {
 // Runs one task and returns its result record (see worker.cpp for the fields).
 nlohmann::json run_task(const Task &t, const WorkerContext &ctx);
 
+// How far a deviation's shrink may go: candidates tried, and their elements (each costs its call
+// and its oracle, about a microsecond per element). Counted, not timed, so that the same seed
+// shrinks to the same case on a loaded machine as on an idle one; the budget's deadline still
+// ends it.
+struct ShrinkLimits {
+  int attempts = 400;
+  int64_t elements = int64_t{1} << 24;  // about 17 s at the oracle's 1 M elements per second
+};
+
+// Walks t's rapidcheck shrink tree from its case c, keeping a candidate whenever still_fails says
+// it fails the same way (a candidate it throws on is not kept); adds the kept steps to `steps` and
+// returns the smallest case found.
+Case shrink_case(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
+                 const WorkerContext &ctx, const ShrinkLimits &limits, int &steps);
+
 // Runs a crash or hang's shrink candidate unjudged: what matters is whether the process survives.
 void run_candidate(const Task &t, const Case &candidate, const WorkerContext &ctx);
 

@@ -27,6 +27,7 @@
 #include "campaign/repro.hpp"
 #include "campaign/selection.hpp"
 #include "campaign/task.hpp"
+#include "campaign/worker.hpp"
 #include "campaign/worker_pool.hpp"
 #include "campaign/worker_protocol.hpp"
 #include "edge_cases/edge_case.hpp"
@@ -130,6 +131,66 @@ TEST(KernelLoad, TheLoadCallHasTheCasesKernelAndIsSmall) {
   EXPECT_TRUE(task_from_json(to_json(t)).load_kernel_first);
   t.load_kernel_first = false;
   EXPECT_FALSE(task_from_json(to_json(t)).load_kernel_first);
+}
+
+// A deviation's shrink is bounded by its candidates' elements as well as their count, not by
+// seconds (it used to stop after 20 s of wall time): the walk stops at the first candidate that
+// takes the elements past the limit, and a walk within the limits goes on to its end.
+TEST(ShrinkCase, StopsAfterItsCandidatesElementsNotAfterSeconds) {
+  CampaignConfig cfg;
+  cfg.seed = 11;
+  WorkerContext ctx;
+  ctx.cfg = &cfg;
+  const auto elements = [](const Case &c) {
+    int64_t n = 0;
+    for (const auto &[name, x] : c.tensors) n += x.present ? x.numel() : 0;
+    return n;
+  };
+  // A generated case large enough to have many shrinks.
+  Task t;
+  Case c;
+  for (int64_t k = 0; k < 400 && elements(c) < 2000; ++k) {
+    t = generated_task(registry(), cfg, k);
+    c = task_case(t, cfg);
+  }
+  ASSERT_GE(elements(c), 2000) << "no large generated case in 400 draws";
+  // Never accepted: every candidate of the first level is tried until a limit is reached.
+  std::vector<int64_t> seen;
+  const auto never = [&](const Case &cand) {
+    seen.push_back(elements(cand) + 1);
+    return false;
+  };
+  int steps = 0;
+  ShrinkLimits unbounded;
+  unbounded.elements = int64_t{1} << 40;
+  shrink_case(t, c, never, ctx, unbounded, steps);
+  const std::vector<int64_t> all = seen;
+  ASSERT_GE(all.size(), 3u) << c.describe();
+  EXPECT_EQ(steps, 0);
+  // A limit that the first two candidates reach: exactly two are tried.
+  seen.clear();
+  ShrinkLimits two;
+  two.elements = all[0] + all[1];
+  shrink_case(t, c, never, ctx, two, steps);
+  EXPECT_EQ(seen.size(), 2u);
+  // One element more: a third is tried.
+  seen.clear();
+  two.elements += 1;
+  shrink_case(t, c, never, ctx, two, steps);
+  EXPECT_EQ(seen.size(), 3u);
+  // Slow candidates within the limits (a loaded machine): the walk is the same.
+  seen.clear();
+  const auto slow = [&](const Case &cand) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return never(cand);
+  };
+  shrink_case(t, c, slow, ctx, unbounded, steps);
+  EXPECT_EQ(seen, all);
+  // Always accepted: the walk reaches a smaller case, one step per kept candidate.
+  const Case smallest = shrink_case(
+      t, c, [](const Case &) { return true; }, ctx, unbounded, steps);
+  EXPECT_GT(steps, 0);
+  EXPECT_LT(elements(smallest), elements(c));
 }
 
 // A hang's shrink is bounded by how many candidates hung (each costs a kill and a restart), not by
