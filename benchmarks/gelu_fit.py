@@ -82,6 +82,7 @@ def emit_exp(name, deg, dtype):
 
 
 emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 12, np.float64)
+emit("kQ64Tail: the same on [4, 8], s = t/2 - 3", q, 4, 8, 9, np.float64)
 emit_exp("kExp64", 6, np.float64)
 emit("kQ32: the same in float", q, 0, 4, 7, np.float32)
 emit("kQ32Tail: the same on [4, 8], s = t/2 - 3", q, 4, 8, 5, np.float32)

@@ -25,6 +25,12 @@ constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1
                              -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
                              0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
                              -0x1.6678a455a81d3p-15};
+// The same on [4, 8] in s = t/2 - 3 (exact: Sterbenz), degree 9; relative error 7.2e-10: FLOAT's
+// lanes with 4 < |x| <= 8 without the tail fit's division (only for vectors holding such a lane).
+constexpr double kQ64Tail[10] = {
+    -0x1.c6657e6c9c376p-2,  0x1.af48f79be7218p-7,  -0x1.f2887525b034ap-9,  0x1.1b96d38a75401p-10,
+    -0x1.3dcefc1f8b6d1p-12, 0x1.5ec06325035bfp-14, -0x1.78db47392cf08p-16, 0x1.947f951323e54p-18,
+    -0x1.00fe451c32ca8p-19, 0x1.0b304b1dec96bp-21};
 // The same in float for FLOAT16 and BFLOAT16, degree 7; relative error 2.3e-5 (float Horner).
 // Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of rounding
 // plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of ten.
@@ -35,7 +41,6 @@ constexpr float kQ32[8] = {-0x1.02531ep-1f, 0x1.1954cep-4f, -0x1.58643ep-5f, 0x1
 // it half the vectors of N(0, 2) data took the double path) stay in float vectors.
 constexpr float kQ32Tail[6] = {-0x1.c665b4p-2f, 0x1.af4abep-7f,   -0x1.f0ac46p-9f,
                                0x1.1a9826p-10f, -0x1.6486e2p-12f, 0x1.88321ap-14f};
-constexpr float kFastF = 8.0f;  // end of the float fits
 // t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
 // s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
 constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
@@ -83,7 +88,8 @@ constexpr float kX0Mid = static_cast<float>(kX0Rest);
 constexpr float kX0Lo = static_cast<float>(kX0Rest - static_cast<double>(kX0Mid));
 constexpr double kRootWindow = 0x1p-5 + 0x1p-8;       // |k/128 - x0| below this: NaN entry
 constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2*pi)
-constexpr double kFast = 4.0;                         // end of the Q fit
+constexpr double kFast = 4.0;                         // end of the Q fit (and the tail fit's 4/t)
+constexpr double kQTailEnd = 8.0;                     // end of Q's second fit
 constexpr double kClamp = 20.0;
 }  // namespace aclnn_cpu::gelu
 #endif  // ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
@@ -161,7 +167,7 @@ HWY_INLINE hn::Vec<DF> ExpNegHalfF(DF df, hn::Vec<DF> t2) {
   return TimesPow2NegN(df, Horner(df, r2, gelu::kExpHalf32), neg_n, kd);
 }
 
-// g(x) for the lanes the fit on [0, 4] does not cover (|x| > 4, inf, NaN): the tail fit with t
+// g(x) for the lanes the fits on [0, 8] do not cover (|x| > 8, inf, NaN): the tail fit with t
 // clamped at 20; g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1), NaN stays NaN.
 template <class DD>
 HWY_NOINLINE hn::Vec<DD> GeluGWide(DD dd, hn::Vec<DD> x) {
@@ -187,11 +193,16 @@ HWY_INLINE hn::Vec<DD> GeluG(DD dd, hn::Vec<DD> x) {
   const V e = ExpNegHalf(dd, hn::Mul(t, t));
   // t - t0hi is exact near the root (Sterbenz), so d carries t - t0 to about 2^-106.
   const V d = hn::Sub(hn::Sub(t, hn::Set(dd, gelu::kT0Hi)), hn::Set(dd, gelu::kT0Lo));
-  const V q = Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -1.0)), gelu::kQ64);
+  V q = Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -1.0)), gelu::kQ64);
+  // Only vectors holding such a lane pay for the tails (same per-lane result either way): Q's fit
+  // on (4, 8], then the Mills ratio's beyond 8 (and inf, NaN).
+  const auto tail = hn::Gt(t, hn::Set(dd, gelu::kFast));
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, tail)))
+    q = hn::IfThenElse(
+        tail, Horner(dd, Fma(dd, t, hn::Set(dd, 0.5), hn::Set(dd, -3.0)), gelu::kQ64Tail), q);
   const V big_g = hn::Mul(hn::Mul(e, d), q);
   V g = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), hn::Sub(hn::Set(dd, 1.0), big_g), big_g);
-  // Only vectors holding such a lane pay for the tail (same per-lane result either way).
-  const auto wide = simd::HWY_NAMESPACE::NotLe(dd, t, hn::Set(dd, gelu::kFast));
+  const auto wide = simd::HWY_NAMESPACE::NotLe(dd, t, hn::Set(dd, gelu::kQTailEnd));
   if (HWY_UNLIKELY(!hn::AllFalse(dd, wide))) g = hn::IfThenElse(wide, GeluGWide(dd, x), g);
   return g;
 }
@@ -337,7 +348,7 @@ HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   using V = hn::Vec<DF>;
   // NaN lanes are replaced below, so how Min treats them (it differs between targets) is moot.
   const V ax = hn::Abs(x);
-  const V t = hn::Min(ax, hn::Set(df, gelu::kFastF));
+  const V t = hn::Min(ax, hn::Set(df, static_cast<float>(gelu::kQTailEnd)));
   const V e = ExpNegHalfF(df, hn::Mul(t, t));
   const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
   V q = Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -1.0f)), gelu::kQ32);
@@ -347,7 +358,8 @@ HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
         tail, Horner(df, Fma(df, t, hn::Set(df, 0.5f), hn::Set(df, -3.0f)), gelu::kQ32Tail), q);
   const V big_g = hn::Mul(hn::Mul(e, d), q);
   const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
-  const V limit = hn::Set(df, kFarTail ? gelu::kFastF : std::numeric_limits<float>::max());
+  const V limit = hn::Set(
+      df, kFarTail ? static_cast<float>(gelu::kQTailEnd) : std::numeric_limits<float>::max());
   return GeluGradLanesF64(df, dy, x, hn::Mul(dy, g), simd::HWY_NAMESPACE::NotLe(df, ax, limit));
 }
 
