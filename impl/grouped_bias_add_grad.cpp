@@ -28,6 +28,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
@@ -40,9 +44,18 @@ namespace aclnn_cpu {
 // The row accumulation of impl/kernels/grouped_bias_add_grad-inl.hpp on the best target
 // (AccumulateF64, AccumulateRowsF64); declared by the impl tests that run them on every target.
 namespace gbag {
+// How accumulate_rows_f64 reads its rows: in cache; from memory, eight FLOAT rows side by side
+// with the next eight requested into L2 and each row's next lines into L1 (measured faster on the
+// Intel Xeon and AMD Zen 4 VMs); or from memory, FLOAT rows one after the other with the next row
+// requested into L2 (one stream: faster on the AMD Zen 5 VM). 16-bit rows: eight-row trees with
+// the next block requested into L2 from memory. The same bits in every mode.
+enum RowRead : int { kInCache = 0, kEightStreams = 1, kOneStream = 2 };
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n, bool prefetch);
+                         size_t n, int read);
+// The read from memory for this machine: ACLNN_CPU_GBAG_STREAMS=1 or 8 where set, else one
+// stream on AMD family 1Ah (Zen 5) and eight streams elsewhere.
+int memory_row_read();
 }  // namespace gbag
 
 namespace {
@@ -92,7 +105,7 @@ struct Plan {
 // order: gbag::accumulate_rows_f64 (16-bit rows in eight-row float trees), or under !tree one
 // 16-bit row at a time in double.
 void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, double *acc, int64_t w,
-              bool tree, bool prefetch) {
+              bool tree, int read) {
   if (kind != 1 && !tree) {
     for (int64_t r = 0; r < rows; ++r)
       gbag::accumulate_f64(kind, static_cast<const char *>(src) + r * row_stride, acc,
@@ -100,7 +113,7 @@ void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, doubl
     return;
   }
   gbag::accumulate_rows_f64(kind, src, static_cast<ptrdiff_t>(row_stride),
-                            static_cast<size_t>(rows), acc, static_cast<size_t>(w), prefetch);
+                            static_cast<size_t>(rows), acc, static_cast<size_t>(w), read);
 }
 
 // Column sums of rows [row_begin, row_end) of unit u over columns [h0, h0 + w), in double, in row
@@ -118,7 +131,8 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, do
   if (p.h_stride == es) {
     add_rows(kind, base + u.row_begin * p.row_stride + h0 * es, p.row_stride,
              u.row_end - u.row_begin, acc, w, tree,
-             p.total_elements * es > simd::streaming_threshold_bytes());
+             p.total_elements * es > simd::streaming_threshold_bytes() ? gbag::memory_row_read()
+                                                                       : gbag::kInCache);
     return;
   }
   T block[8 * kChunkH];  // eight rows of w <= kChunkH elements, contiguous
@@ -128,7 +142,7 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, do
       const char *row = base + (r + k) * p.row_stride + h0 * p.h_stride;
       for (int64_t h = 0; h < w; ++h) std::memcpy(&block[k * w + h], row + h * p.h_stride, es);
     }
-    add_rows(kind, block, w * es, nr, acc, w, tree, false);
+    add_rows(kind, block, w * es, nr, acc, w, tree, gbag::kInCache);
   }
 }
 
@@ -390,8 +404,28 @@ HWY_NOINLINE void gbag::accumulate_f64(int kind, const void *src, double *acc, s
   HWY_DYNAMIC_DISPATCH(AccumulateF64)(kind, src, acc, n);
 }
 HWY_NOINLINE void gbag::accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride,
-                                            size_t rows, double *acc, size_t n, bool prefetch) {
-  HWY_DYNAMIC_DISPATCH(AccumulateRowsF64)(kind, src, row_stride, rows, acc, n, prefetch);
+                                            size_t rows, double *acc, size_t n, int read) {
+  HWY_DYNAMIC_DISPATCH(AccumulateRowsF64)(kind, src, row_stride, rows, acc, n, read);
+}
+
+int gbag::memory_row_read() {
+  static const int read = [] {
+    const char *v = std::getenv("ACLNN_CPU_GBAG_STREAMS");
+    if (v != nullptr && std::strcmp(v, "1") == 0) return int{kOneStream};
+    if (v != nullptr && std::strcmp(v, "8") == 0) return int{kEightStreams};
+#if defined(__x86_64__)
+    // Zen 5: (65536, 1024) FLOAT from memory, 1 thread, 11.1 -> 8.4 ms with one stream
+    // (docs/kernels.md#groupedbiasaddgrad-measurements); not measured on other AMD families.
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u /* "Auth"enticAMD */ &&
+        __get_cpuid(1, &a, &b, &c, &d)) {
+      const unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+      if (family >= 0x1a) return int{kOneStream};
+    }
+#endif
+    return int{kEightStreams};
+  }();
+  return read;
 }
 
 }  // namespace aclnn_cpu

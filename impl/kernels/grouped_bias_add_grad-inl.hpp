@@ -195,18 +195,21 @@ HWY_INLINE void AccumulateRows16(const unsigned char *s, ptrdiff_t stride, size_
 
 // acc += `rows` rows at src + r * stride bytes, r = 0, 1, ... in that order, n columns of `kind`
 // (1 FLOAT, 2 FLOAT16, 3 BFLOAT16). FLOAT rows: eight per pass over acc, each column's sum held in
-// a register (the additions of AccumulateF64 one row after the other: the same bits). 16-bit
-// rows: each block of eight rows (from the first) summed per column in float as
-// ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) and added to acc in double, or, where that
-// float sum is not finite, the eight values' sequential double sum; rows left over after the last
-// block are added one at a time (AccumulateF64). prefetch: the data comes from memory, not cache;
-// the next pass's rows are then requested into L2 (and FLOAT rows' next lines into L1). The same
-// bits either way.
+// a register, or one after the other (the additions of AccumulateF64 in the same order either
+// way: the same bits). 16-bit rows: each block of eight rows (from the first) summed per column
+// in float as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) and added to acc in double, or,
+// where that float sum is not finite, the eight values' sequential double sum; rows left over
+// after the last block are added one at a time (AccumulateF64). `read`: how the rows are read
+// (gbag::RowRead); from memory the next pass's rows are requested into L2 (and FLOAT rows' next
+// lines into L1). The same bits in every mode.
 void AccumulateRowsF64(int kind, const void *src, ptrdiff_t stride, size_t rows, double *acc,
-                       size_t n, bool prefetch) {
+                       size_t n, int read) {
   const auto *s = static_cast<const unsigned char *>(src);
-  // FLOAT: eight rows per pass, summed in double (FLOAT rows are bound by memory; the choices
-  // are measured in docs/kernels.md#groupedbiasaddgrad-measurements).
+  const bool prefetch = read != 0;
+  // FLOAT: summed in double (FLOAT rows are bound by memory; the choices are measured in
+  // docs/kernels.md#groupedbiasaddgrad-measurements): eight rows per pass, or from memory where
+  // one stream measured faster, one row after the other with the next row requested into L2.
+  if (kind == 1 && read == 2) return AccumulateRowsT<1, 1>(s, stride, rows, acc, n, true);
   if (kind == 1) return AccumulateRowsT<1, 8>(s, stride, rows, acc, n, prefetch);
   if (kind == 2) return AccumulateRows16<2>(s, stride, rows, acc, n, prefetch);
   return AccumulateRows16<3>(s, stride, rows, acc, n, prefetch);

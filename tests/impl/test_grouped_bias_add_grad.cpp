@@ -28,7 +28,7 @@
 namespace aclnn_cpu::gbag {  // impl/grouped_bias_add_grad.cpp
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);
 void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n, bool prefetch);
+                         size_t n, int read);  // gbag::RowRead
 }  // namespace aclnn_cpu::gbag
 
 namespace {
@@ -810,9 +810,9 @@ std::vector<double> accumulate_rows_model(int kind, const unsigned char *src, si
 
 // Several rows at once give the bits of the model above (FLOAT: of one row after the other), for
 // row counts below, at and above a multiple of the pass and a partial last vector, with and
-// without prefetching; rows are read at the given byte stride only (the gaps hold NaN patterns).
-// bfloat16 rows include values near float's largest, whose float sums overflow where the exact
-// sum need not (the lane then takes the double sum).
+// without prefetching, as eight streams and as one; rows are read at the given byte stride only
+// (the gaps hold NaN patterns). bfloat16 rows include values near float's largest, whose float sums
+// overflow where the exact sum need not (the lane then takes the double sum).
 TEST_P(GroupedBiasAddGradRows, AccumulateInTheDocumentedOrder) {
   std::mt19937_64 rng(11);
   for (int kind : {1, 2, 3}) {
@@ -844,14 +844,15 @@ TEST_P(GroupedBiasAddGradRows, AccumulateInTheDocumentedOrder) {
             aclnn_cpu::gbag::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
           ASSERT_EQ(one, want);
         }
-        for (bool prefetch : {false, true}) {
+        // In cache; from memory as eight streams; from memory as one stream.
+        for (int read : {0, 1, 2}) {
           std::vector<double> batched = acc0;
           aclnn_cpu::gbag::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride),
-                                               rows, batched.data(), n, prefetch);
+                                               rows, batched.data(), n, read);
           for (size_t i = 0; i < n; ++i)
             ASSERT_EQ(std::bit_cast<uint64_t>(want[i]), std::bit_cast<uint64_t>(batched[i]))
-                << "kind " << kind << " n " << n << " rows " << rows << " i " << i << " prefetch "
-                << prefetch << ": " << want[i] << " against " << batched[i];
+                << "kind " << kind << " n " << n << " rows " << rows << " i " << i << " read "
+                << read << ": " << want[i] << " against " << batched[i];
         }
       }
     }
