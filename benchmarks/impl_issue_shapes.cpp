@@ -11,9 +11,6 @@
 // VM with a 260 MiB L3 kept a 16-bit case's 96 MB between calls whenever its neighbours were
 // quiet, and the 16-bit floor moved between 4.8 and 7.3 ms from run to run.
 #include <benchmark/benchmark.h>
-#if defined(__SSE__)
-#include <immintrin.h>
-#endif
 
 #include <cmath>
 #include <cstdint>
@@ -31,6 +28,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "aclnnop/aclnn_selu_backward.h"
+#include "memory_floor.hpp"
 
 namespace {
 
@@ -343,13 +341,20 @@ const char *dt_name(aclDataType dt) {
 
 // ---- memory floor ------------------------------------------------------------------------------
 // a = b + s*c over `bytes` per array (two reads and one write, like a binary elementwise op), and a
-// read of `bytes` (like a reduction), split over `threads` threads.
-std::vector<float> g_a, g_b, g_c;
+// read of `bytes` (like a reduction), split over `threads` threads (benchmarks/memory_floor.hpp).
+// The arrays are 64-byte aligned, as the cases' buffers are (Buf): a vector's large allocation
+// starts 16 bytes past a page, where every 64-byte access straddles two lines.
+std::unique_ptr<Buf> g_a, g_b, g_c;
+size_t g_floor_n = 0;
 void ensure_floor_arrays(size_t n) {
-  if (g_a.size() >= n) return;
-  g_a.assign(n, 0.0f);
-  g_b.assign(n, 1.0f);
-  g_c.assign(n, 2.0f);
+  if (g_floor_n >= n) return;
+  g_a = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 0.0f; });
+  g_b = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 1.0f; });
+  g_c = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 2.0f; });
+  g_floor_n = n;
+}
+float *floor_array(const std::unique_ptr<Buf> &b) {
+  return reinterpret_cast<float *>(b->mem.get());
 }
 // kStream: the triad with non-temporal stores (no read-for-ownership of the output lines), as the
 // library writes outputs larger than the last-level cache: the floor for that store path.
@@ -361,21 +366,7 @@ void BM_FloorTriad(benchmark::State &state) {
   for (auto _ : state) {
     start_cold(state, 3 * n * 4, threads);
     in_threads(threads, n, [](size_t b, size_t e) {
-      float *a = g_a.data();
-      const float *x = g_b.data(), *y = g_c.data();
-      size_t i = b;
-#if defined(__SSE__)
-      if constexpr (kStream) {
-        for (; i < e && reinterpret_cast<uintptr_t>(a + i) % 16 != 0; ++i)
-          a[i] = x[i] + 3.0f * y[i];
-        const __m128 three = _mm_set1_ps(3.0f);
-        for (; i + 4 <= e; i += 4)
-          _mm_stream_ps(a + i,
-                        _mm_add_ps(_mm_loadu_ps(x + i), _mm_mul_ps(three, _mm_loadu_ps(y + i))));
-        _mm_sfence();
-      }
-#endif
-      for (; i < e; ++i) a[i] = x[i] + 3.0f * y[i];
+      aclnn_bench::floor_triad(floor_array(g_a), floor_array(g_b), floor_array(g_c), b, e, kStream);
     });
     benchmark::ClobberMemory();
   }
@@ -388,10 +379,8 @@ void BM_FloorRead(benchmark::State &state) {
     start_cold(state, n * 4, threads);
     std::vector<uint32_t> sums(static_cast<size_t>(threads));
     in_threads(threads, n, [&](size_t b, size_t e) {
-      const auto *p = reinterpret_cast<const uint32_t *>(g_b.data());
-      uint32_t s = 0;
-      for (size_t i = b; i < e; ++i) s += p[i];
-      sums[b * static_cast<size_t>(threads) / n] = s;
+      sums[b * static_cast<size_t>(threads) / n] =
+          aclnn_bench::floor_read(reinterpret_cast<const uint32_t *>(floor_array(g_b)), b, e);
     });
     benchmark::DoNotOptimize(sums.data());
   }
@@ -403,6 +392,7 @@ void timed_calls(benchmark::internal::Benchmark *b) {
 }
 
 int register_all() {
+  benchmark::AddCustomContext("floor_isa", aclnn_bench::floor_isa());
   const aclDataType dts[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
   for (const std::string op : {"GeluBackward", "SeluBackward", "LogitGrad"}) {
     for (aclDataType dt : dts)
