@@ -35,6 +35,7 @@
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
+#include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
 #include "impl/parallel.hpp"
 #include "impl/simd.hpp"
@@ -146,10 +147,11 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, do
   }
 }
 
+// One output row: rounded once by the vectorised conversions (a scalar rounding per element took
+// 0.5 ms of a (65536, 1024) bfloat16 call's 5.6 with 64 groups, and most of a small call's time).
 template <aclDataType DT>
 void store_row(const Plan &p, int64_t g, int64_t h0, int64_t w, const double *acc) {
-  char *o = p.out + g * p.out_s0 + h0 * p.out_s1;
-  for (int64_t h = 0; h < w; ++h) store_from_double(o + h * p.out_s1, DT, acc[h]);
+  ew::store_strided(p.out + g * p.out_s0 + h0 * p.out_s1, p.out_s1, DT, w, acc);
 }
 
 template <aclDataType DT>
