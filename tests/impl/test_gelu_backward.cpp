@@ -670,6 +670,75 @@ TEST(GeluBackwardAccuracy, Bf16ExhaustiveX_GELU_VALUE_1_SPECIAL_1_2) {
   check_16bit_exhaustive(Fmt::kBF16, {1.0, -0.80078125, 0x1p100, 0x1p-120, 0x1.fep127});
 }
 
+// 16-bit dtypes at the float path's boundaries (|x| = 4 and 8, where its second fit starts and
+// FLOAT16 clamps; beyond 8, where BFLOAT16 takes the double path) and with special dy and x: finite
+// pairs within 1 ulp of the exact value, the others by IEEE rules on the exact g (g(+inf) = 1,
+// g(-inf) = -0, g(x) nonzero and finite elsewhere, negative below the root).
+TEST(GeluBackward, Float16PathBoundariesAndSpecialValues_GELU_VALUE_1_SPECIAL_1) {
+  const double inf = INFINITY, nan = NAN;
+  for (const Fmt f : {Fmt::kF16, Fmt::kBF16}) {
+    const bool h = f == Fmt::kF16;
+    const double step4 = h ? 0x1p-8 : 0x1p-5, step8 = h ? 0x1p-7 : 0x1p-4;
+    const double top = h ? 65504.0 : 0x1.fep127;
+    std::vector<double> xs = {-inf, inf,  nan,       4,          -4,   4 + step4, -4 - step4,
+                              8,    -8,   8 + step8, -8 - step8, -9,   -12,       -13,
+                              -20,  -100, top,       -top,       -0.75};
+    std::vector<double> dys = {inf, -inf, nan, 0.0, -0.0, 1.0, -1.0, top, -top};
+    const aclDataType dt = h ? ACL_FLOAT16 : ACL_BF16;
+    const auto encode = [&](double v) { return h ? double_to_half(v) : double_to_bf16(v); };
+    std::vector<uint16_t> bx, bdy;
+    for (double x : xs)
+      for (double dy : dys) {
+        bx.push_back(encode(x));
+        bdy.push_back(encode(dy));
+      }
+    const auto n = static_cast<int64_t>(bx.size());
+    std::vector<uint16_t> out(static_cast<size_t>(n));
+    Tensor tdy({n}, dt, bdy.data(), n), tx({n}, dt, bx.data(), n), tout({n}, dt, out.data(), n);
+    ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+    Mp g, e;
+    // g's sign for finite x (MPFR's g underflows to +0 far below the root).
+    const auto g_negative = [](double x) { return x < kGeluRootHi; };
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = decode(bx[i], f), dy = decode(bdy[i], f), got = decode(out[i], f);
+      const std::string where = std::string(h ? "fp16" : "bf16") + " x=" + std::to_string(x) +
+                                " dy=" + std::to_string(dy) + " got=" + std::to_string(got);
+      if (std::isfinite(x) && std::isfinite(dy)) {
+        mp_gelu_g(g.v, x);
+        mpfr_mul_d(e.v, g.v, dy, MPFR_RNDN);
+        if (dy == 0) {  // the exact value is a zero with the product's sign
+          EXPECT_EQ(got, 0.0) << where;
+          EXPECT_EQ(std::signbit(got), std::signbit(dy) != g_negative(x)) << where;
+        } else {
+          EXPECT_LE(ulp_error(e.v, got, f), 1.0) << where;
+        }
+        continue;
+      }
+      // g of a non-finite or NaN x, and the IEEE product with dy.
+      double gx = 0;
+      if (std::isnan(x)) {
+        gx = nan;
+      } else if (std::isinf(x)) {
+        gx = x > 0 ? 1.0 : -0.0;
+      } else {
+        mp_gelu_g(g.v, x);
+        gx = mpfr_get_d(g.v, MPFR_RNDN);
+        if (gx == 0) gx = g_negative(x) ? -0x1p-1074 : 0x1p-1074;  // below double's range
+      }
+      const double want = dy * gx;
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << where;
+      } else if (std::isinf(want)) {
+        EXPECT_EQ(got, want) << where;
+      } else {
+        // A finite product with an infinite x: dy * 1 or dy * -0, exact in the format.
+        EXPECT_EQ(got, want) << where;
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << where;
+      }
+    }
+  }
+}
+
 // Dense window of 2^16 consecutive floats centred on the root of g (GELU-SPECIAL-2).
 TEST(GeluBackwardAccuracy, Fp32RootWindow_GELU_SPECIAL_2) {
   const float r = static_cast<float>(kGeluRootHi);
