@@ -13,7 +13,8 @@ rewrites the generated section of docs/performance.md. Run it with Debian's pyth
 
 --target caps the library's Highway dispatch at that target (ACLNN_CPU_TARGET) and PyTorch's at
 the same ISA (ATEN_CPU_CAPABILITY), so that one AVX-512 machine also measures the AVX2 code on the
-same memory system; each target's report has its own generated section in the page.
+same memory system; each target's report on each CPU model has its own generated section in the
+page (a CPU without one gets it appended; move it where it belongs).
 """
 import argparse
 import json
@@ -31,10 +32,13 @@ FORCED = None  # the --target name, or None
 
 
 def markers():
+    """The generated section's markers: one section per forced target and CPU model, so that the
+    page keeps each machine's tables (a run on another CPU adds its own section)."""
     if FORCED is None:
         return BEGIN, END
-    return (f"<!-- perf_report.py --target {FORCED}: begin (generated, do not edit by hand) -->",
-            f"<!-- perf_report.py --target {FORCED}: end -->")
+    name = f"--target {FORCED} on {CPU_MODEL}"
+    return (f"<!-- perf_report.py {name}: begin (generated, do not edit by hand) -->",
+            f"<!-- perf_report.py {name}: end -->")
 
 
 # PyTorch's ATEN_CPU_CAPABILITY for a Highway target (its dispatch levels: default, avx2, avx512).
@@ -61,7 +65,7 @@ def run_library(build):
     if SCRUB_BYTES:
         env["ACLNN_BENCH_SCRUB_BYTES"] = str(SCRUB_BYTES)
     out = subprocess.run(
-        [exe, "--benchmark_filter=^(Case|Floor|Call)/", "--benchmark_format=json"],
+        [exe, "--benchmark_filter=^(Case|Cache|Floor|Call)/", "--benchmark_format=json"],
         check=True, capture_output=True, text=True, env=env).stdout
     data = json.loads(out)
     med, cpu = {}, {}
@@ -244,7 +248,12 @@ def render(med, ctx, torch1, torch2):
         + "On a loaded machine every figure is "
         "inflated; compare ratios, not milliseconds. The last two columns of the 1-thread table are "
         "the same ratios on process CPU time (library and PyTorch: the whole call; floor: the "
-        "loop), which time-sharing with other jobs disturbs much less than the wall clock.")
+        "loop), which time-sharing with other jobs disturbs much less than the wall clock. "
+        "\"In cache x 64\" (1 thread) is the same call at 1/64 of the size (256 K elements, (256, "
+        "1024), (1024, 1024) in one group) with its data kept in cache between calls, times 64: the time "
+        "of the computation with memory out of the way. Where the library's time is close to it "
+        "(library / in cache near 1), the case is bound by its arithmetic on this core, and no "
+        "memory floor can be reached without less arithmetic per element or more cores.")
     lines.append("")
     for threads, peer in ((1, torch1), (2, torch2)):
         lines.append(f"### {threads} thread{'s' if threads > 1 else ''}, 16 M elements")
@@ -252,8 +261,9 @@ def render(med, ctx, torch1, torch2):
         cpu_cols = threads == 1
         lines.append("| op | dtype | library ms | PyTorch ms | library / PyTorch | floor ms | library / floor |"
                      " library / streaming floor |"
-                     + (" CPU: library / PyTorch | CPU: library / floor |" if cpu_cols else ""))
-        lines.append("|---|---|---|---|---|---|---|---|" + ("---|---|" if cpu_cols else ""))
+                     + (" in cache x 64 ms | library / in cache | CPU: library / PyTorch |"
+                        " CPU: library / floor |" if cpu_cols else ""))
+        lines.append("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if cpu_cols else ""))
         for op, shape in CASES:
             for dname in ("fp32", "bf16", "fp16"):
                 key = f"Case/{op}/{dname}/{shape}/t{threads}"
@@ -264,6 +274,9 @@ def render(med, ctx, torch1, torch2):
                 row = (f"| {op} | {dname} | {fmt_ms(lib)} | {fmt_ms(pt)} | {ratio(lib, pt)} | "
                        f"{fmt_ms(fl)} | {ratio(lib, fl)} | {ratio(lib, sfl)} |")
                 if cpu_cols:
+                    cached = med.get(f"Cache/{op}/{dname}/t1")
+                    cached = cached * 64 if cached is not None else None
+                    row += f" {fmt_ms(cached)} | {ratio(lib, cached)} |"
                     pt_cpu = peer.get(f"{op}/{dname}/{shape}:cpu") if peer is not None else None
                     fl_cpu = floor_for(MED_CPU, op, dname, threads)
                     row += f" {ratio(MED_CPU.get(key), pt_cpu)} | {ratio(MED_CPU.get(key), fl_cpu)} |"
@@ -381,7 +394,7 @@ def main():
         doc = doc[:doc.index(begin)] + text + doc[doc.index(end) + len(end):]
     else:
         title = ("Issue 14: library vs PyTorch vs memory floor" if FORCED is None else
-                 f"Library vs PyTorch vs memory floor, target {FORCED}")
+                 f"Library vs PyTorch vs memory floor, target {FORCED}, {CPU_MODEL}")
         doc = doc.rstrip("\n") + f"\n\n## {title}\n\n" + text + "\n"
     with open(a.doc, "w") as f:
         f.write(doc)
