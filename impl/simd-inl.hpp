@@ -405,8 +405,12 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
     StoreOrStream(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
                   stream);
   } else {
-    StoreOrStream(BF16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
-                  stream);
+    // NaN lanes are rare: a vector without one skips their treatment (the same bits either way).
+    const hn::Rebind<uint16_t, DF> d16;
+    if (HWY_LIKELY(hn::AllFalse(df, hn::IsNaN(v))))
+      StoreOrStream(BF16FromF32NotNaN(df, v), d16, static_cast<uint16_t *>(out) + i, stream);
+    else
+      StoreOrStream(BF16FromF32(df, v), d16, static_cast<uint16_t *>(out) + i, stream);
   }
 }
 
