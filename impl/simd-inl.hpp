@@ -384,8 +384,8 @@ HWY_INLINE hn::Vec<DF> LoadAsF32(DF df, const void *p, size_t i) {
   }
 }
 
-// Stores one vector of floats at out + i elements of the output kind (0: double, exact; 1: float;
-// 2: binary16, 3: bfloat16, rounded once); `stream`: see StoreOrStream.
+// Stores one vector of floats at out + i as the output kind (0: double, exact; 1: float; 2: fp16,
+// 3: bf16, rounded once; bf16 treats NaN lanes only in a vector with one); stream: StoreOrStream.
 template <int kOut, class DF>
 HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool stream = false) {
   if constexpr (kOut == 0) {
@@ -405,12 +405,9 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
     StoreOrStream(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
                   stream);
   } else {
-    // NaN lanes are rare: a vector without one skips their treatment (the same bits either way).
-    const hn::Rebind<uint16_t, DF> d16;
-    if (HWY_LIKELY(hn::AllFalse(df, hn::IsNaN(v))))
-      StoreOrStream(BF16FromF32NotNaN(df, v), d16, static_cast<uint16_t *>(out) + i, stream);
-    else
-      StoreOrStream(BF16FromF32(df, v), d16, static_cast<uint16_t *>(out) + i, stream);
+    const bool no_nan = hn::AllFalse(df, hn::IsNaN(v));
+    StoreOrStream(no_nan ? BF16FromF32NotNaN(df, v) : BF16FromF32(df, v),
+                  hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i, stream);
   }
 }
 
