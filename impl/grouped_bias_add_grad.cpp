@@ -37,27 +37,11 @@
 #include "impl/dtype.hpp"
 #include "impl/elementwise_io.hpp"
 #include "impl/executor.hpp"
+#include "impl/kernels/grouped_bias_add_grad.hpp"
 #include "impl/parallel.hpp"
 #include "impl/simd.hpp"
 
 namespace aclnn_cpu {
-
-// The row accumulation of impl/kernels/grouped_bias_add_grad-inl.hpp on the best target
-// (AccumulateF64, AccumulateRowsF64); declared by the impl tests that run them on every target.
-namespace gbag {
-// How accumulate_rows_f64 reads its rows: in cache; from memory, eight FLOAT rows side by side
-// with the next eight requested into L2 and each row's next lines into L1 (measured faster on the
-// Intel Xeon and AMD Zen 4 VMs); or from memory, FLOAT rows one after the other with the next row
-// requested into L2 (one stream: faster on the AMD Zen 5 VM). 16-bit rows: eight-row trees with
-// the next block requested into L2 from memory. The same bits in every mode.
-enum RowRead : int { kInCache = 0, kEightStreams = 1, kOneStream = 2 };
-void accumulate_f64(int kind, const void *src, double *acc, size_t n);
-void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n, int read);
-// The read from memory for this machine: ACLNN_CPU_GBAG_STREAMS=1 or 8 where set, else one
-// stream on AMD family 1Ah (Zen 5) and eight streams elsewhere.
-int memory_row_read();
-}  // namespace gbag
 
 namespace {
 
@@ -106,7 +90,7 @@ struct Plan {
 // order: gbag::accumulate_rows_f64 (16-bit rows in eight-row float trees), or under !tree one
 // 16-bit row at a time in double.
 void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, double *acc, int64_t w,
-              bool tree, int read) {
+              bool tree, gbag::RowRead read) {
   if (kind != 1 && !tree) {
     for (int64_t r = 0; r < rows; ++r)
       gbag::accumulate_f64(kind, static_cast<const char *>(src) + r * row_stride, acc,
@@ -406,15 +390,15 @@ HWY_NOINLINE void gbag::accumulate_f64(int kind, const void *src, double *acc, s
   HWY_DYNAMIC_DISPATCH(AccumulateF64)(kind, src, acc, n);
 }
 HWY_NOINLINE void gbag::accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride,
-                                            size_t rows, double *acc, size_t n, int read) {
+                                            size_t rows, double *acc, size_t n, RowRead read) {
   HWY_DYNAMIC_DISPATCH(AccumulateRowsF64)(kind, src, row_stride, rows, acc, n, read);
 }
 
-int gbag::memory_row_read() {
-  static const int read = [] {
+gbag::RowRead gbag::memory_row_read() {
+  static const RowRead read = [] {
     const char *v = std::getenv("ACLNN_CPU_GBAG_STREAMS");
-    if (v != nullptr && std::strcmp(v, "1") == 0) return int{kOneStream};
-    if (v != nullptr && std::strcmp(v, "8") == 0) return int{kEightStreams};
+    if (v != nullptr && std::strcmp(v, "1") == 0) return kOneStream;
+    if (v != nullptr && std::strcmp(v, "8") == 0) return kEightStreams;
 #if defined(__x86_64__)
     // Zen 5: (65536, 1024) FLOAT from memory, 1 thread, 11.1 -> 8.4 ms with one stream
     // (docs/kernels.md#groupedbiasaddgrad-measurements); not measured on other AMD families.
@@ -422,10 +406,10 @@ int gbag::memory_row_read() {
     if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u /* "Auth"enticAMD */ &&
         __get_cpuid(1, &a, &b, &c, &d)) {
       const unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
-      if (family >= 0x1a) return int{kOneStream};
+      if (family >= 0x1a) return kOneStream;
     }
 #endif
-    return int{kEightStreams};
+    return kEightStreams;
   }();
   return read;
 }

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "impl/kernels/grouped_bias_add_grad.hpp"
 #include "impl/simd-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -203,13 +204,14 @@ HWY_INLINE void AccumulateRows16(const unsigned char *s, ptrdiff_t stride, size_
 // (gbag::RowRead); from memory the next pass's rows are requested into L2 (and FLOAT rows' next
 // lines into L1). The same bits in every mode.
 void AccumulateRowsF64(int kind, const void *src, ptrdiff_t stride, size_t rows, double *acc,
-                       size_t n, int read) {
+                       size_t n, gbag::RowRead read) {
   const auto *s = static_cast<const unsigned char *>(src);
-  const bool prefetch = read != 0;
+  const bool prefetch = read != gbag::kInCache;
   // FLOAT: summed in double (FLOAT rows are bound by memory; the choices are measured in
   // docs/kernels.md#groupedbiasaddgrad-measurements): eight rows per pass, or from memory where
   // one stream measured faster, one row after the other with the next row requested into L2.
-  if (kind == 1 && read == 2) return AccumulateRowsT<1, 1>(s, stride, rows, acc, n, true);
+  if (kind == 1 && read == gbag::kOneStream)
+    return AccumulateRowsT<1, 1>(s, stride, rows, acc, n, true);
   if (kind == 1) return AccumulateRowsT<1, 8>(s, stride, rows, acc, n, prefetch);
   if (kind == 2) return AccumulateRows16<2>(s, stride, rows, acc, n, prefetch);
   return AccumulateRows16<3>(s, stride, rows, acc, n, prefetch);

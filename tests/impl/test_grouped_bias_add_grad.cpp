@@ -20,16 +20,11 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/dtype.hpp"
+#include "impl/kernels/grouped_bias_add_grad.hpp"
 #include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
 #include "tests/support/scoped_env.hpp"
 #include "tests/support/simd_targets.hpp"
-
-namespace aclnn_cpu::gbag {  // impl/grouped_bias_add_grad.cpp
-void accumulate_f64(int kind, const void *src, double *acc, size_t n);
-void accumulate_rows_f64(int kind, const void *src, ptrdiff_t row_stride, size_t rows, double *acc,
-                         size_t n, int read);  // gbag::RowRead
-}  // namespace aclnn_cpu::gbag
 
 namespace {
 
@@ -845,7 +840,9 @@ TEST_P(GroupedBiasAddGradRows, AccumulateInTheDocumentedOrder) {
           ASSERT_EQ(one, want);
         }
         // In cache; from memory as eight streams; from memory as one stream.
-        for (int read : {0, 1, 2}) {
+        for (aclnn_cpu::gbag::RowRead read :
+             {aclnn_cpu::gbag::kInCache, aclnn_cpu::gbag::kEightStreams,
+              aclnn_cpu::gbag::kOneStream}) {
           std::vector<double> batched = acc0;
           aclnn_cpu::gbag::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride),
                                                rows, batched.data(), n, read);
