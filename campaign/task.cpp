@@ -159,9 +159,7 @@ std::optional<Case> kernel_load_case(const Task &t, const Case &c, const Campaig
   // A generated case's own shrinks first: rapidcheck's shrinks keep most of its draws (its dtypes
   // and optional tensors among them) while its shapes get smaller. Each shrink draws its values
   // afresh, so only small cases are walked (a large one would take seconds).
-  int64_t elements = 0;
-  for (const auto &[name, x] : c.tensors) elements += x.present ? x.numel() : 0;
-  if (t.generated() && t.kind != Task::Kind::kInvalid && elements <= kWalkedElements) {
+  if (t.generated() && t.kind != Task::Kind::kInvalid && c.elements() <= kWalkedElements) {
     auto current = task_shrinkable(t, cfg);
     int attempts = 0;
     for (bool progress = true; progress && attempts < kWalkedShrinks;) {

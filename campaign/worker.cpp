@@ -158,14 +158,6 @@ std::vector<ClauseResult> probe(const Task &t, const Case &c, const WorkerContex
   return out;
 }
 
-// The elements a shrink candidate's call and judgement touch: its cost in ShrinkLimits::elements.
-int64_t candidate_elements(const Case &c) {
-  int64_t n = 0;
-  for (const auto &[name, x] : c.tensors)
-    if (x.present) n += x.numel();
-  return n;
-}
-
 }  // namespace
 
 Case shrink_case(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
@@ -183,7 +175,7 @@ Case shrink_case(const Task &t, Case c, const std::function<bool(const Case &)> 
       if (spent()) break;
       ++attempts;
       Case candidate = next->value();
-      work += candidate_elements(candidate) + 1;
+      work += candidate.elements() + 1;  // the elements its call and judgement touch
       bool fails = false;
       try {
         fails = still_fails(candidate);
@@ -204,12 +196,10 @@ Case shrink_case(const Task &t, Case c, const std::function<bool(const Case &)> 
 
 namespace {
 
-// A deviation's shrink: the configured attempts, the default work bound.
+// A deviation's shrink: the configured attempts, the element bound.
 Case shrink(const Task &t, Case c, const std::function<bool(const Case &)> &still_fails,
             const WorkerContext &ctx, int &steps) {
-  ShrinkLimits limits;
-  limits.attempts = ctx.cfg->shrink_attempts;
-  return shrink_case(t, std::move(c), still_fails, ctx, limits, steps);
+  return shrink_case(t, std::move(c), still_fails, ctx, ShrinkLimits::of(*ctx.cfg), steps);
 }
 
 std::string phase_call(const OpDescriptor &op, const Outcome &o) {

@@ -47,8 +47,11 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx);
 // shrinks to the same case on a loaded machine as on an idle one; the budget's deadline still
 // ends it.
 struct ShrinkLimits {
-  int attempts = 400;
+  int attempts = 0;
   int64_t elements = int64_t{1} << 24;  // about 17 s at the oracle's 1 M elements per second
+
+  // The configured attempts (CampaignConfig::shrink_attempts) and the element bound.
+  static ShrinkLimits of(const CampaignConfig &cfg) { return {cfg.shrink_attempts}; }
 };
 
 // Walks t's rapidcheck shrink tree from its case c, keeping a candidate whenever still_fails says

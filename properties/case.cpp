@@ -108,6 +108,13 @@ std::vector<std::byte> from_hex(const std::string &s) {
 }
 }  // namespace
 
+int64_t Case::elements() const {
+  int64_t n = 0;
+  for (const auto &[name, t] : tensors)
+    if (t.present) n += t.numel();
+  return n;
+}
+
 std::string Case::describe() const {
   std::string s = fmt::format("{} on {}:", op, product_name(product));
   for (const auto &[n, t] : tensors) {

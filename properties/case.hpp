@@ -50,6 +50,8 @@ struct Case {
 
   // One line: op, product, every tensor's dtype/shape/strides/offset, attributes.
   std::string describe() const;
+  // Elements of the present tensors' views, summed: the case's size, as shrinks and limits count.
+  int64_t elements() const;
 
  private:
   // Oracle views point into this Case's own storage, so a copy starts with an empty cache.

@@ -141,11 +141,7 @@ TEST(ShrinkCase, StopsAfterItsCandidatesElementsNotAfterSeconds) {
   cfg.seed = 11;
   WorkerContext ctx;
   ctx.cfg = &cfg;
-  const auto elements = [](const Case &c) {
-    int64_t n = 0;
-    for (const auto &[name, x] : c.tensors) n += x.present ? x.numel() : 0;
-    return n;
-  };
+  const auto elements = [](const Case &c) { return c.elements(); };
   // A generated case large enough to have many shrinks.
   Task t;
   Case c;
@@ -161,7 +157,7 @@ TEST(ShrinkCase, StopsAfterItsCandidatesElementsNotAfterSeconds) {
     return false;
   };
   int steps = 0;
-  ShrinkLimits unbounded;
+  ShrinkLimits unbounded = ShrinkLimits::of(cfg);
   unbounded.elements = int64_t{1} << 40;
   shrink_case(t, c, never, ctx, unbounded, steps);
   const std::vector<int64_t> all = seen;
@@ -169,7 +165,7 @@ TEST(ShrinkCase, StopsAfterItsCandidatesElementsNotAfterSeconds) {
   EXPECT_EQ(steps, 0);
   // A limit that the first two candidates reach: exactly two are tried.
   seen.clear();
-  ShrinkLimits two;
+  ShrinkLimits two = ShrinkLimits::of(cfg);
   two.elements = all[0] + all[1];
   shrink_case(t, c, never, ctx, two, steps);
   EXPECT_EQ(seen.size(), 2u);
