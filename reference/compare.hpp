@@ -23,6 +23,8 @@
 //   With exact_nearest present: exact is that double, and the right side gets 2^-52 |exact| more
 //   for its own rounding to double. Without it the test is against the value of record with a
 //   full ulp instead of half (|exact - value of record| <= 0.5 ulp), which is sound but looser.
+//   An infinity passes when a real within the accumulation error of the exact value reaches the
+//   overflow threshold on its side (of either sign when the bound spans zero).
 #pragma once
 
 #include <array>

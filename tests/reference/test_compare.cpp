@@ -348,6 +348,32 @@ TEST(CompareSum, InfinityIsWithinTheBoundAtTheOverflowThreshold) {
   got.set_bits(0, 0x7c00);
   EXPECT_TRUE(compare_output(e, got.view(), Tolerance::sum(0x1p-53)).pass);
 }
+
+// A cancelling sum of huge terms (LayerNormBackward with a huge rstd; found by a campaign at seed
+// 2, index 38397): the exact value is beyond fp32's range and negative, but the error bound is
+// wider than the exact value is far from zero, so an accumulation within the bound may land on
+// either side of zero, beyond the range: +inf is as much the rounding of such a real as -inf.
+TEST(CompareSum, EitherInfinityWhenTheBoundSpansZeroBeyondTheRange) {
+  using namespace aclnn_ref;
+  ExpectedOutput e;
+  e.name = "out";
+  e.values = HostTensor(DType::kFloat32, {2});
+  e.values.set_bits(0, 0xff800000);  // -inf: the rounding of the exact value
+  e.values.set_bits(1, 0xff800000);
+  e.exact_nearest = {-1e50, -1e50};
+  e.error_scale = {1.9e112, 1e55};  // element 1: the bound stays below zero
+  e.term_count = {16, 16};
+  HostTensor got(DType::kFloat32, {2});
+  got.set_bits(0, 0x7f800000);  // +inf: a real within 6.9e105 of -1e50 rounds to it
+  got.set_bits(1, 0xff800000);
+  const Comparison c = compare_output(e, got.view(), Tolerance::sum());
+  EXPECT_TRUE(c.pass) << c.details();
+  got.set_bits(1, 0x7f800000);  // +inf: every real within 1e55 x 6 x 2^-24 of -1e50 is negative
+  const Comparison d = compare_output(e, got.view(), Tolerance::sum());
+  EXPECT_FALSE(d.pass);
+  ASSERT_EQ(d.mismatch_count, 1);
+  EXPECT_EQ(d.mismatches.front().index, 1);
+}
 }  // namespace
 
 // VAL-TOL-1 measures ulps at the exact value: with the exact value 0.3 ulp above the value of
