@@ -10,8 +10,9 @@ The registry is `aclnn-conform list ops` (properties/registry.cpp). The checks:
   unless the op is excluded there with a reason (an exclusion of an op the registry does not have
   fails too); every file under the manifest's scanned folders that names three ops or more is in
   the manifest (lists, derived or not_lists).
-- impl-names: no file of impl/ outside an op's own two files (impl/<op>.cpp,
-  impl/kernels/<op>-inl.hpp) names an op (its registry name, ABI name, snake-case name, or either
+- impl-names: no file of impl/ outside an op's own files (impl/<op>.cpp,
+  impl/kernels/<op>-inl.hpp, and where its tests need the kernels' declarations,
+  impl/kernels/<op>.hpp) names an op (its registry name, ABI name, snake-case name, or either
   without the Backward/Grad/V2 suffix; case-insensitive).
 - sizes: no source file of impl/ is longer than 600 lines, of campaign/ or cli/ 500.
 Exit 0 when every check passes, 1 with one line per failure otherwise.
@@ -159,6 +160,7 @@ def check_impl_names(root, ops):
     for name, abi in ops:
         own.add(impl / f"{snake(name)}.cpp")
         own.add(impl / "kernels" / f"{snake(name)}-inl.hpp")
+        own.add(impl / "kernels" / f"{snake(name)}.hpp")
         stem = re.sub(r"(Backward|Grad)$", "", re.sub(r"V\d+$", "", name))
         forms.update({name, abi, snake(name), stem, snake(stem)})
     pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)),
@@ -170,7 +172,7 @@ def check_impl_names(root, ops):
             m = pattern.search(line)
             if m:
                 failures.append(f"{p.relative_to(root)}:{k}: names an op ({m.group(0)!r}); only "
-                                "impl/<op>.cpp and impl/kernels/<op>-inl.hpp may")
+                                "impl/<op>.cpp and impl/kernels/<op>{-inl,}.hpp may")
     return failures
 
 
