@@ -98,6 +98,11 @@ struct CampaignConfig {
   // Targeted search for accuracy (campaign/climb.hpp): part of the valid cases climb towards the
   // largest error. --no-climb turns it off (A/B).
   bool climb = true;
+  // Adaptive scheduling (campaign/schedule.hpp): generated indices of units that have shown
+  // nothing new for long are skipped, down to a floor. --no-adaptive turns it off (A/B); off at
+  // the smoke tier. schedule_lag: indices (per shard) between a decision and the outcomes it reads.
+  bool adaptive = true;
+  int64_t schedule_lag = 1024;
   // Variants the SUT follows by design (--expect-variant): deviations they explain are
   // "conforms to variant", not "deviates".
   std::vector<std::string> expect_variants;

@@ -232,6 +232,10 @@ void Campaign::finish(WorkerProcess &w, const WorkerExit &exit) {
   // comes after every kept one, and is not kept). Not "unless enough are kept or queued": that
   // depends on what arrived before it, so with two workers a kept crash was shrunk in one run
   // and not in another (KeepsTheSameCrashesWithOneWorkerAsWithTwo failed 2 of 3 runs).
+  // Complete for the schedule when seen, not when shrunk (a shrink may take long).
+  TaskOutcome crashed;
+  crashed.signatures.push_back(p.kind + " " + p.clause);
+  schedule_->on_outcome(t, crashed);
   if (t.generated() && trace.in_sut && !saturated_.count(p.clause) && !past_deadline()) {
     crash_queue_.push_back({t, p.kind, p.call, p.clause, trace.clause[0] != 0});
     pending_crashes_.emplace(t.index, std::move(p));
@@ -292,6 +296,7 @@ void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps
   task_completed(p.task);
   climb_.completed(p.task.index);     // given up: climbs waiting for it may start
   coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
+  schedule_->on_outcome(p.task, {{p.kind + " " + p.clause}, {}, {}});
   Case c = shrunk ? *shrunk : task_case(p.task, cfg_);
   const std::string &clause = p.clause;
   if (is_skipped(cfg_, clause)) return;

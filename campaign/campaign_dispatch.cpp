@@ -14,6 +14,7 @@ namespace aclnn_conform::campaign_detail {
 bool Campaign::has_work() const {
   return !pending_.empty() || (climb_.holding() && !past_deadline()) ||
          (coverage_.holding() && !past_deadline()) ||
+         (schedule_ && schedule_->holding() && !past_deadline()) ||
          (generate_ && !past_deadline() && (cfg_.cases <= 0 || generated_ < cfg_.cases));
 }
 
@@ -41,6 +42,11 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
   for (std::optional<Task> m;
        !teardown && batch.size() < kBatch && !past_deadline() && (m = coverage_.release());)
     batch.push_back(std::move(*m));
+  // Held indices whose horizon has passed, decided in index order (campaign/schedule.hpp).
+  const auto skip = [this](const Task &s) { skip_scheduled(s); };
+  for (std::optional<Task> s; !teardown && batch.size() < kBatch && !past_deadline() &&
+                              (s = schedule_->release(false, skip));)
+    run_generated(std::move(*s), batch);
   while (!teardown && generate_ && batch.size() < kBatch && !past_deadline() &&
          (cfg_.cases <= 0 || generated_ < cfg_.cases)) {
     const int64_t k = next_k_ * cfg_.shard_count + cfg_.shard_index;
@@ -51,15 +57,16 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
     task_opened(t);
     climb_.issued(k);
     coverage_.issued(k);
-    if (t.climb) {
-      climb_.hold(std::move(t));
-      continue;
-    }
-    if (coverage_.mutates(t)) {
+    schedule_->issued(k);
+    if (!t.climb && coverage_.mutates(t)) {
       coverage_.hold(std::move(t));
       continue;
     }
-    batch.push_back(std::move(t));
+    // Climbs are part of their op's valid unit: when it has shown nothing new for long, they
+    // are skipped with its cases (campaign/schedule.hpp).
+    const Schedule::Offer offer = schedule_->offer(t);
+    if (offer == Schedule::Offer::kSkip) skip_scheduled(t);
+    if (offer == Schedule::Offer::kRun) run_generated(std::move(t), batch);
   }
   if (batch.empty() && !teardown && climb_.holding() && !past_deadline() &&
       std::all_of(pool_.workers().begin(), pool_.workers().end(),
@@ -69,7 +76,27 @@ std::vector<Task> Campaign::next_batch(bool &teardown) {
       std::all_of(pool_.workers().begin(), pool_.workers().end(),
                   [](const WorkerProcess &w) { return w.outstanding.empty(); }))
     if (auto m = coverage_.release(true)) batch.push_back(std::move(*m));
+  if (batch.empty() && !teardown && schedule_->holding() && !past_deadline() &&
+      std::all_of(pool_.workers().begin(), pool_.workers().end(),
+                  [](const WorkerProcess &w) { return w.outstanding.empty(); }))
+    if (auto s = schedule_->release(true, skip)) run_generated(std::move(*s), batch);
   return batch;
+}
+
+// A generated index the schedule runs: a climb waits for its own horizon (campaign/climb.hpp).
+void Campaign::run_generated(Task t, std::vector<Task> &batch) {
+  if (t.climb)
+    climb_.hold(std::move(t));
+  else
+    batch.push_back(std::move(t));
+}
+
+// Not run: complete for everything that waits on lower indices, and not counted by --cases.
+void Campaign::skip_scheduled(const Task &t) {
+  --generated_;
+  task_completed(t);
+  climb_.completed(t.index);
+  coverage_.completed(t.index);
 }
 
 // Keeps --jobs workers busy: each has up to two batches outstanding, so it never waits for the

@@ -86,6 +86,7 @@ void Campaign::handle_line(WorkerProcess &w, const std::string &line) {
   } else if (tag == record_tag::kError) {
     coverage_.completed(t.index);  // seed mutations waiting for it may start
     climb_.completed(t.index);
+    schedule_->on_outcome(t, {});  // no news: scheduling decisions waiting for it may be made
     task_completed(t);
     result_.warnings.push_back(fmt::format("{} ({}): the framework could not judge the case: {}",
                                            t.op->name, t.origin,
@@ -129,6 +130,7 @@ void Campaign::record(const Task &t, const nlohmann::json &r, int device) {
   task_completed(t);
   coverage_.observe(t, r);
   climb_.on_result(t, r);
+  schedule_->on_outcome(t, outcome_of_result(r));
   if (const auto it = hang_suspects_.find(t.index); it != hang_suspects_.end())
     it->second = SecondRun::kReturned;
   const double seconds = r.value("seconds", 0.0);
@@ -260,6 +262,7 @@ void Campaign::finish_result() {
   if (cfg_.use_corpus) coverage_.store_seeds(cfg_.out_dir);  // for later runs to start from
   result_.coverage = coverage_.summary();
   result_.climb = to_json(climb_.usage());
+  if (generate_) result_.schedule = to_json(schedule_->usage());  // null in a replay
   result_.worst_inputs = nlohmann::json::array();
   for (const auto &w : climb_.worst()) result_.worst_inputs.push_back(to_json(w));
   if (cfg_.progress) std::fprintf(stderr, "\n");

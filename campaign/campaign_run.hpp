@@ -28,6 +28,7 @@
 #include "campaign/crash_shrink.hpp"
 #include "campaign/devices.hpp"
 #include "campaign/hang_model.hpp"
+#include "campaign/schedule.hpp"
 #include "campaign/task.hpp"
 #include "campaign/worker.hpp"
 #include "campaign/worker_pool.hpp"
@@ -211,6 +212,10 @@ class Campaign {
   CoverageTracker coverage_{cfg_};  // edges the SUT's calls reached, seeds, seed mutations
   // Targeted search for accuracy: climb tasks held until their horizon, starts, worst inputs.
   ClimbBook climb_{cfg_.climb, cfg_.shard_count};
+  // Adaptive scheduling: built once set-up knows the clauses (campaign_setup.cpp).
+  std::optional<Schedule> schedule_;
+  void skip_scheduled(const Task &t);  // a generated index the schedule decided not to run
+  void run_generated(Task t, std::vector<Task> &batch);
 };
 
 }  // namespace aclnn_conform::campaign_detail

@@ -119,6 +119,14 @@ void Campaign::describe_run() {
   result_.allow_incomplete = cfg_.allow_incomplete;
   result_.ops = selected_op_names(cfg_.ops);
   result_.clauses = selected_clauses(result_.ops, tier_min_cases(cfg_.tier));
+  std::map<std::string, std::vector<std::string>> op_clauses;
+  for (const auto &c : result_.clauses) op_clauses[c.op].push_back(c.id);
+  const bool adaptive = cfg_.adaptive && cfg_.tier != Tier::kSmoke;
+  schedule_.emplace(adaptive,
+                    !cfg_.adaptive ? "--no-adaptive"
+                                   : "the smoke tier: its shards merge to the single run's report",
+                    cfg_.shard_count, cfg_.schedule_lag, std::move(op_clauses),
+                    4 * int64_t{tier_min_cases(cfg_.tier)});
   for (auto &w : unmatched_entry_warnings(cfg_.skips, cfg_.xfails))
     result_.warnings.push_back(std::move(w));
 }

@@ -17,6 +17,7 @@
 #include "campaign/climb.hpp"
 #include "campaign/report.hpp"
 #include "campaign/report_html_page.hpp"
+#include "campaign/schedule.hpp"
 
 namespace aclnn_conform {
 namespace html_detail {
@@ -213,6 +214,7 @@ std::string Page::render() {
   op_section("common");
   standards_overview();
   s += worst_inputs_html(r);  // campaign/climb.hpp
+  s += schedule_html(r);      // campaign/schedule.hpp
   coverage();
   skipped();
   tail();

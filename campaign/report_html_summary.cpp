@@ -133,6 +133,7 @@ void Page::toc() {
   s += "<li>" + link(op_anchor("common"), "Common clauses (ABI, values, protocol)") + "</li>\n";
   s += "<li>" + link("standards", "Precision standards, all ops") + "</li>\n";
   if (!r.worst_inputs.is_null()) s += "<li>" + link("worst", "Worst inputs") + "</li>\n";
+  if (!r.schedule.is_null()) s += "<li>" + link("schedule", "How the budget was spent") + "</li>\n";
   s += "<li>" + link("coverage", "Coverage") + "</li>\n";
   s += "<li>" + link("skipped", "Skipped, expected failures, variants, unreached") + "</li>\n";
   s += "<li>" + link("warnings", "Warnings") + "</li>\n";
@@ -285,10 +286,9 @@ void Page::skipped() {
       case ClauseStatus::kDeviates:
         continue;
       case ClauseStatus::kSkipped:
-        why = listed_in(r.not_applicable, c.id)
-                  ? h(r.not_applicable_reason) + " &ndash; not judged"
-              : listed_in(r.skipped, c.id) ? "skipped by request &ndash; not checked"
-                                           : "not selected by --clauses &ndash; not checked";
+        why = listed_in(r.not_applicable, c.id) ? h(r.not_applicable_reason) + " &ndash; not judged"
+              : listed_in(r.skipped, c.id)      ? "skipped by request &ndash; not checked"
+                                                : "not selected by --clauses &ndash; not checked";
         break;
       case ClauseStatus::kExpectedFailure:
         why = fmt::format("expected failure (xfail) &ndash; {} deviation(s) in {} cases tolerated",

@@ -13,6 +13,7 @@
 #include "campaign/kit_tally.hpp"
 #include "campaign/markdown.hpp"
 #include "campaign/report_detail.hpp"
+#include "campaign/schedule.hpp"
 #include "reference/compare.hpp"
 
 namespace aclnn_conform {
@@ -177,6 +178,7 @@ std::string render_markdown(const CampaignResult &r) {
   }
 
   s += worst_inputs_markdown(r);  // campaign/climb.hpp
+  s += schedule_markdown(r);      // campaign/schedule.hpp
   s += "## Skipped, expected failures, expected variants and unreached clauses\n\n";
   s += "Nothing below is a conformance statement: each entry is a property that did not run, or "
        "whose failure was tolerated or explained by an expected variant, or a clause too few "

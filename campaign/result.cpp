@@ -18,6 +18,7 @@
 #include "campaign/causes.hpp"
 #include "campaign/climb.hpp"
 #include "campaign/coverage.hpp"
+#include "campaign/schedule.hpp"
 
 namespace aclnn_conform {
 
@@ -318,7 +319,8 @@ CampaignResult merge_results(const std::vector<CampaignResult> &shards) {
   m.shard_source.clear();
   for (const auto &src : sources) m.shard_source += (m.shard_source.empty() ? "" : ",") + src;
   finalize_statuses(m);
-  merge_climb(m, shards);  // worst inputs and climbing (campaign/climb.hpp)
+  merge_climb(m, shards);     // worst inputs and climbing (campaign/climb.hpp)
+  merge_schedule(m, shards);  // the budget's use, per unit (campaign/schedule.hpp)
   std::vector<nlohmann::json> coverage;
   for (const auto &s : shards) coverage.push_back(s.coverage);
   m.coverage = merge_coverage(coverage);  // edge coverage (campaign/coverage.hpp)

@@ -230,6 +230,9 @@ struct CampaignResult {
   // the worst element found) and "climb" (the budget climbing used); null in a replay, a merge or
   // an older report.
   nlohmann::json worst_inputs, climb;
+  // Adaptive scheduling (campaign/schedule.hpp): report.json's "schedule" (per unit: indices seen,
+  // run, skipped, news); null in a replay or an older report; a merge adds its shards' counts.
+  nlohmann::json schedule;
 
   // interrupted -> kInterrupted; else a deviating clause -> kDeviations; else aborted, an
   // unresolved call, or a clause not reached or under-tested (unless allow_incomplete) ->

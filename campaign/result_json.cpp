@@ -219,6 +219,7 @@ nlohmann::json to_json(const CampaignResult &r) {
   if (!r.coverage.is_null()) j["coverage"] = r.coverage;
   if (!r.worst_inputs.is_null()) j["worst_inputs"] = r.worst_inputs;
   if (!r.climb.is_null()) j["climb"] = r.climb;
+  if (!r.schedule.is_null()) j["schedule"] = r.schedule;
   j["xfails"] = r.xfails;
   return j;
 }
@@ -314,6 +315,7 @@ CampaignResult result_from_json(const nlohmann::json &j) {
   r.coverage = j.value("coverage", nlohmann::json());
   r.worst_inputs = j.value("worst_inputs", nlohmann::json());
   r.climb = j.value("climb", nlohmann::json());
+  r.schedule = j.value("schedule", nlohmann::json());
   r.xfails = j.at("xfails").get<std::vector<std::string>>();
   return r;
 }

@@ -36,6 +36,13 @@ CLI::App *add_run(CLI::App &app, CampaignOptions &o) {
   run->add_flag("--no-climb", o.no_climb,
                 "no targeted search: no valid case climbs towards the largest error against the "
                 "oracle (the worst-input table still lists the worst element seen)");
+  run->add_flag("--no-adaptive", o.no_adaptive,
+                "no adaptive scheduling: every generated index runs, each op and kind in its "
+                "uniform share (the report's 'How the budget was spent' says which ran)");
+  run->add_option("--schedule-lag", o.schedule_lag,
+                  "generated indices (per shard) between a scheduling decision and the outcomes "
+                  "it reads (default 1024)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   return run;
 }
 
@@ -62,6 +69,8 @@ int run_run(CampaignOptions &o) {
   cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
   cfg.use_corpus = !o.no_corpus;
   cfg.climb = !o.no_climb;
+  cfg.adaptive = !o.no_adaptive;
+  cfg.schedule_lag = o.schedule_lag;
   r = run_campaign(cfg, std::cerr);
   return finish_campaign(r, o, shard_source);
 }
