@@ -296,7 +296,9 @@ void Campaign::record_crash(const PendingCrash &p, const Case *shrunk, int steps
   task_completed(p.task);
   climb_.completed(p.task.index);     // given up: climbs waiting for it may start
   coverage_.completed(p.task.index);  // given up: seed mutations waiting for it may start
-  schedule_->on_outcome(p.task, {{p.kind + " " + p.clause}, {}, {}});
+  TaskOutcome given_up;
+  given_up.signatures.push_back(p.kind + " " + p.clause);
+  schedule_->on_outcome(p.task, std::move(given_up));
   Case c = shrunk ? *shrunk : task_case(p.task, cfg_);
   const std::string &clause = p.clause;
   if (is_skipped(cfg_, clause)) return;

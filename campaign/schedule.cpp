@@ -27,9 +27,10 @@ double accept_draw(int64_t k) {
 TaskOutcome outcome_of_result(const nlohmann::json &r) {
   TaskOutcome o;
   if (r.contains("results"))
-    for (const auto &cr : r.at("results"))
-      o.signatures.push_back(cr.at(0).get<std::string>() +
-                             (cr.at(1).get<bool>() ? " pass" : " fail"));
+    for (const auto &cr : r.at("results")) {
+      o.reached.push_back(cr.at(0).get<std::string>());
+      o.signatures.push_back(o.reached.back() + (cr.at(1).get<bool>() ? " pass" : " fail"));
+    }
   if (r.contains("worst"))
     for (const auto &wj : r.at("worst")) {
       const WorstInput w = worst_input_from_json(wj);
@@ -114,9 +115,7 @@ void Schedule::absorb_below(int64_t horizon) {
   for (auto it = completed_.begin(); it != completed_.end() && it->first < horizon;) {
     Unit &u = unit(it->second.unit);
     const TaskOutcome &o = it->second.outcome;
-    for (const auto &s : o.signatures)
-      if (s.size() > 5 && (s.ends_with(" pass") || s.ends_with(" fail")))
-        ++reach_[s.substr(0, s.size() - 5)];
+    for (const auto &clause : o.reached) ++reach_[clause];
     if (unit_news(u, o)) {
       ++u.u.news;
       u.u.last_news = it->first;
@@ -252,8 +251,9 @@ ScheduleText schedule_text(const CampaignResult &r) {
               "): every generated index ran, each unit (op, kind) in its uniform share.";
     return t;
   }
-  int64_t seen = 0, run = 0;
-  for (const auto &x : u.units) seen += x.seen, run += x.run;
+  // Indices still held at the end (their horizon not complete) are neither run nor skipped.
+  int64_t seen = 0, run = 0, skipped = 0;
+  for (const auto &x : u.units) seen += x.seen, run += x.run, skipped += x.skipped;
   t.intro = fmt::format(
       "Adaptive scheduling: of {} generated indices (seed mutations aside), {} ran and "
       "{} were skipped. A unit keeps its whole share while it produces news (a clause result, "
@@ -261,7 +261,7 @@ ScheduleText schedule_text(const CampaignResult &r) {
       "clause of its op has fewer than {} reaching cases; then its share falls, never below {} "
       "of the uniform one. Decisions read only outcomes at least {} indices (per shard) back, so "
       "the same seed runs the same indices with any number of workers.",
-      seen, run, seen - run, u.fresh, u.min_reach, u.floor, u.lag);
+      seen, run, skipped, u.fresh, u.min_reach, u.floor, u.lag);
   for (const auto &x : u.units)
     t.rows.push_back({x.unit, std::to_string(x.seen), std::to_string(x.run),
                       std::to_string(x.skipped), std::to_string(x.news),

@@ -34,7 +34,8 @@ struct CampaignResult;
 
 // What one run of a task showed, reduced to what a unit's news is judged on.
 struct TaskOutcome {
-  std::vector<std::string> signatures;       // "CLAUSE pass" / "CLAUSE fail" / "crash CLAUSE"
+  std::vector<std::string> reached;     // clauses with a result (the tier's minimum counts them)
+  std::vector<std::string> signatures;  // "CLAUSE pass" / "CLAUSE fail" / "crash CLAUSE"
   std::map<std::string, int> error_buckets;  // output dtype -> floor(log2(ulps)) + 64
   std::vector<uint32_t> edges;               // of an instrumented library
 };

@@ -32,10 +32,13 @@ std::map<std::string, std::vector<std::string>> clauses_of_two_ops() {
 // GeluBackward's outcomes are always the same; SeluBackward's each bring a new signature.
 TaskOutcome outcome_for(const Task &t) {
   TaskOutcome o;
-  if (t.op->name == "GeluBackward")
+  if (t.op->name == "GeluBackward") {
+    o.reached = {"GELU-VALUE-1"};
     o.signatures = {"GELU-VALUE-1 pass"};
-  else
+  } else {
+    o.reached = {"SELU-VALUE-1"};
     o.signatures = {"SELU-VALUE-1 pass", "news " + std::to_string(t.index)};
+  }
   return o;
 }
 
