@@ -98,6 +98,9 @@ struct CampaignConfig {
   // Targeted search for accuracy (campaign/climb.hpp): part of the valid cases climb towards the
   // largest error. --no-climb turns it off (A/B).
   bool climb = true;
+  // Value sweeps (properties/sweep.hpp): part of the valid cases of elementwise ops probe
+  // kSweepElements element values each. --no-sweep turns them off (A/B).
+  bool sweep = true;
   // Adaptive scheduling (campaign/schedule.hpp): generated indices of units that have shown
   // nothing new for long are skipped, down to a floor. --no-adaptive turns it off (A/B); off at
   // the smoke tier. schedule_lag: indices (per shard) between a decision and the outcomes it reads.

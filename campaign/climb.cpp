@@ -9,6 +9,7 @@
 
 #include "campaign/result.hpp"
 #include "campaign/splitmix.hpp"
+#include "properties/sweep.hpp"
 #include "reference/compare.hpp"
 #include "reference/host_tensor.hpp"
 
@@ -160,7 +161,9 @@ nlohmann::json to_json(const ClimbUsage &u) {
           {"tasks", u.tasks},
           {"calls", u.calls},
           {"improved", u.improved},
-          {"records", u.records}};
+          {"records", u.records},
+          {"sweeps", u.sweeps},
+          {"sweep_elements", u.sweep_elements}};
 }
 
 ClimbUsage climb_usage_from_json(const nlohmann::json &j) {
@@ -170,6 +173,8 @@ ClimbUsage climb_usage_from_json(const nlohmann::json &j) {
   u.calls = j.value("calls", int64_t{0});
   u.improved = j.value("improved", int64_t{0});
   u.records = j.value("records", int64_t{0});
+  u.sweeps = j.value("sweeps", int64_t{0});
+  u.sweep_elements = j.value("sweep_elements", int64_t{0});
   return u;
 }
 
@@ -205,6 +210,8 @@ void merge_climb(CampaignResult &merged, const std::vector<CampaignResult> &shar
       sum.calls += u.calls;
       sum.improved += u.improved;
       sum.records += u.records;
+      sum.sweeps += u.sweeps;
+      sum.sweep_elements += u.sweep_elements;
     }
   }
   merged.worst_inputs = nullptr;
@@ -389,7 +396,7 @@ std::optional<Task> ClimbBook::release(bool force) {
   t.large = s.large;
   t.stored = s.stored;
   t.origin += fmt::format(" (climb in {} from {}: {:.3g} ulp)", dtype,
-                          s.stored ? "a climbed case" : s.origin, rec->ulps);
+                          rec->climbed ? "a climbed case" : s.origin, rec->ulps);
   return t;
 }
 
@@ -416,26 +423,34 @@ void ClimbBook::on_result(const Task &t, const nlohmann::json &r) {
     if (number_from_json(c.at("best_ulps")) > number_from_json(c.at("start_ulps")))
       ++usage_.improved;
   }
+  if (t.sweep) {
+    ++usage_.sweeps;
+    usage_.sweep_elements += kSweepElements;
+  }
   if (!r.contains("worst")) return;
   for (const auto &wj : r.at("worst")) {
     WorstInput w = worst_input_from_json(wj);
     w.origin = t.origin;
     w.index = t.index;
     w.climbed = t.climb;
+    // A sweep's call is its start (copies of the element), not the case the row names.
+    nlohmann::json start_call = std::move(w.call);
+    w.call = t.climb ? start_call : nlohmann::json();
     auto [it, added] = worst_.try_emplace({w.op, w.dtype}, w);
     if (!added && w.beats(it->second)) it->second = w;
-    // Starts: generated valid cases that are cheap to run again, and climbed cases.
+    // Starts: generated valid cases that are cheap to run again, climbed cases, and the worst
+    // elements of sweeps.
     if (!enabled_ || t.index < 0 || t.large || t.kind != Task::Kind::kValid) continue;
-    Record rec{w.ulps, w.rel, t};
-    rec.start.climb = false;
-    if (t.climb) {
-      if (w.call.is_null()) continue;
+    Record rec{w.ulps, w.rel, t, t.climb};
+    rec.start.climb = rec.start.sweep = false;
+    if (t.climb || t.sweep) {
+      if (start_call.is_null()) continue;
       try {
-        rec.start.stored = std::make_shared<const Case>(case_from_json(w.call));
+        rec.start.stored = std::make_shared<const Case>(case_from_json(start_call));
       } catch (const std::exception &) {
         continue;  // not a case this build can read back: no start
       }
-      rec.start.origin = t.origin;
+      rec.start.origin = t.sweep ? fmt::format("element {} of {}", w.element, t.origin) : t.origin;
     }
     offer_record(w.op, w.dtype, t.index, std::move(rec));
   }

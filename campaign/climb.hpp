@@ -30,6 +30,8 @@ struct CampaignResult;
 // Generated indices a climb's start lags behind it (per shard), and SUT calls per climb task.
 constexpr int64_t kClimbLag = 256;
 constexpr int kClimbCalls = 32;
+// Elements of a climb start made from a value sweep's worst element (each a probe of a climb call).
+constexpr int64_t kSweepStartElements = 256;
 
 // One input element of a worst element (the same flat index in an input of the output's shape).
 struct WorstInputValue {
@@ -65,6 +67,10 @@ struct ClimbUsage {
   // Starts kept: per op and dtype, the results that beat every result of a lower index (the same
   // set whatever order results arrived in).
   int64_t records = 0;
+  // Value sweeps run (properties/sweep.hpp) and the element values they probed. Their worst
+  // elements are starts too (a case of kSweepStartElements copies of the element).
+  int64_t sweeps = 0;
+  int64_t sweep_elements = 0;
 };
 nlohmann::json to_json(const ClimbUsage &u);
 ClimbUsage climb_usage_from_json(const nlohmann::json &j);
@@ -126,6 +132,7 @@ class ClimbBook {
   struct Record {
     double ulps = 0, rel = 0;
     Task start;
+    bool climbed = false;  // start.stored is a climbed case (else a sweep's element, or generated)
   };
   void offer_record(const std::string &op, const std::string &dtype, int64_t index, Record r);
   bool enabled_;

@@ -29,11 +29,21 @@ std::string inputs_text(const WorstInput &w) {
 
 std::string usage_text(const CampaignResult &r) {
   const ClimbUsage u = climb_usage_from_json(r.climb);
-  if (!u.enabled) return "Climbing was off (--no-climb): the table gives the worst element seen.";
+  const std::string sweeps =
+      u.sweeps ? fmt::format(
+                     " Value sweeps (65536 element values each, one valid case in 24 of "
+                     "the elementwise ops) ran {} times, {} element values in all.",
+                     u.sweeps, u.sweep_elements)
+               : std::string(
+                     " No value sweep ran (--no-sweep, the smoke tier, or no "
+                     "elementwise op).");
+  if (!u.enabled)
+    return "Climbing was off (--no-climb): the table gives the worst element seen." + sweeps;
   return fmt::format(
-      "Climbing (targeted search, one valid case in 32) ran {} tasks making {} SUT calls, next to "
-      "{} cases in all; {} ended above their start; {} starts were kept.",
-      u.tasks, u.calls, r.cases, u.improved, u.records);
+             "Climbing (targeted search, one valid case in 32) ran {} tasks making {} SUT calls, "
+             "next to {} cases in all; {} ended above their start; {} starts were kept.",
+             u.tasks, u.calls, r.cases, u.improved, u.records) +
+         sweeps;
 }
 
 }  // namespace

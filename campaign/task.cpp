@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "campaign/splitmix.hpp"
+#include "properties/sweep.hpp"
 
 namespace aclnn_conform {
 namespace {
@@ -51,6 +52,7 @@ nlohmann::json to_json(const Task &t) {
                 {"caller_precondition", t.row->caller_precondition}};
   }
   if (t.climb) j["climb"] = t.climb_dtype;
+  if (t.sweep) j["sweep"] = true;
   if (t.load_kernel_first) j["load_kernel_first"] = true;
   return j;
 }
@@ -75,6 +77,7 @@ Task task_from_json(const nlohmann::json &j) {
     t.climb = true;
     t.climb_dtype = j.at("climb");
   }
+  t.sweep = j.value("sweep", false);
   t.load_kernel_first = j.value("load_kernel_first", false);
   if (t.edge_row >= 0) {
     // Edge rows always travel whole (to_json): a worker never draws the tables itself.
@@ -227,11 +230,14 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
   // Climbs make many calls: on the smaller half of the sizes.
   const uint64_t hc = splitmix64(h);
+  t.sweep = cfg.sweep && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
+            has_value_sweeps(*t.op) && (hc >> 8) % 24 == 0;
   t.climb = cfg.climb && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
-            hc % 32 == 0;
+            !t.sweep && hc % 32 == 0;
   if (t.climb) t.size = std::max(1, t.size / 2);
-  t.origin = fmt::format("seed {:#x} index {} {}{}{} size {}", cfg.seed, k, t.large ? "large " : "",
-                         t.climb ? "climb " : "", kind_name(t.kind), t.size);
+  t.origin =
+      fmt::format("seed {:#x} index {} {}{}{}{} size {}", cfg.seed, k, t.large ? "large " : "",
+                  t.climb ? "climb " : "", t.sweep ? "sweep " : "", kind_name(t.kind), t.size);
   return t;
 }
 
@@ -240,6 +246,10 @@ bool product_runs(const Case &c, const CampaignConfig &cfg) {
 }
 
 rc::Shrinkable<Case> task_shrinkable(const Task &t, const CampaignConfig &cfg) {
+  if (t.sweep) {
+    // Drawn for the campaign's product whether or not the SUT emulates others.
+    return halving_shrinkable(value_sweep_case(*t.op, cfg.product, t.seed));
+  }
   auto gen = t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(cfg.product)
              : t.large                      ? t.op->gen_large(cfg.product)
                                             : t.op->gen_valid(cfg.product);

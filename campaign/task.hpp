@@ -32,6 +32,9 @@ struct Task {
   uint64_t seed = 0;
   int size = 0;
   bool large = false;  // a valid case from the op's gen_large (threaded paths, workspaces)
+  // A valid value sweep (properties/sweep.hpp): kSweepElements element values of an elementwise
+  // op, drawn from the seed without rapidcheck, shrunk by halves.
+  bool sweep = false;
   std::shared_ptr<const Case> stored;   // corpus, edge and fixed-probe cases
   std::shared_ptr<const EdgeCase> row;  // edge rows
   std::string origin;                   // how to find the case again, for reports
@@ -86,8 +89,9 @@ bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 // Global index k of the seed space: its op, kind (two valid cases to one invalid, one protocol
 // probe in 32; above the smoke tier, one valid case in 24 is large where the op has large cases)
 // and size drawn from a hash of k, its own seed; with cfg.climb, above the smoke tier, one valid
-// non-large case in 32 is a climb task (campaign/climb.hpp). Shard i of N takes the k with
-// k mod N = i, and so runs every op whatever N is.
+// non-large case in 32 is a climb task (campaign/climb.hpp); with cfg.sweep, above the smoke tier,
+// one valid non-large case in 24 of an op with sweeps is a value sweep (properties/sweep.hpp).
+// Shard i of N takes the k with k mod N = i, and so runs every op whatever N is.
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);
 

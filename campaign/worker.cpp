@@ -23,6 +23,7 @@
 #include "properties/judge.hpp"
 #include "properties/protocol.hpp"
 #include "properties/runner.hpp"
+#include "properties/sweep.hpp"
 
 namespace aclnn_conform {
 namespace {
@@ -392,6 +393,9 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
     try {
       for (auto &w : worst_elements(op, c, o, *jd.j.expected)) {
         if (t.climb) w.call = to_json(c);
+        // A sweep's worst element as a climb's start (campaign/climb.hpp).
+        if (t.sweep && w.element >= 0)
+          w.call = to_json(element_copies(op, c, w.element, kSweepStartElements));
         r["worst"].push_back(to_json(w));
       }
     } catch (const std::exception &) {

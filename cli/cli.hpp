@@ -85,6 +85,7 @@ struct CampaignOptions {
   int shard_count = 0;
   bool no_corpus = false;
   bool no_climb = false;
+  bool no_sweep = false;
   bool no_adaptive = false;
   int64_t schedule_lag = 1024;
   // replay

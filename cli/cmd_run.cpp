@@ -36,6 +36,9 @@ CLI::App *add_run(CLI::App &app, CampaignOptions &o) {
   run->add_flag("--no-climb", o.no_climb,
                 "no targeted search: no valid case climbs towards the largest error against the "
                 "oracle (the worst-input table still lists the worst element seen)");
+  run->add_flag("--no-sweep", o.no_sweep,
+                "no value sweeps: no valid case of an elementwise op probes 65536 element values "
+                "drawn without rapidcheck");
   run->add_flag("--no-adaptive", o.no_adaptive,
                 "no adaptive scheduling: every generated index runs, each op and kind in its "
                 "uniform share (the report's 'How the budget was spent' says which ran)");
@@ -69,6 +72,7 @@ int run_run(CampaignOptions &o) {
   cfg.tier = tier == "smoke" ? Tier::kSmoke : tier == "nightly" ? Tier::kNightly : Tier::kCi;
   cfg.use_corpus = !o.no_corpus;
   cfg.climb = !o.no_climb;
+  cfg.sweep = !o.no_sweep;
   cfg.adaptive = !o.no_adaptive;
   cfg.schedule_lag = o.schedule_lag;
   r = run_campaign(cfg, std::cerr);

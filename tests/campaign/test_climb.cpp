@@ -15,6 +15,7 @@
 #include "campaign/result.hpp"
 #include "campaign/task.hpp"
 #include "properties/op.hpp"
+#include "properties/sweep.hpp"
 
 namespace {
 using namespace aclnn_conform;
@@ -41,7 +42,7 @@ std::vector<Task> valid_tasks(const CampaignConfig &cfg, const OpDescriptor *op,
   std::vector<Task> out;
   for (int64_t k = 0; static_cast<int>(out.size()) < n; ++k) {
     Task t = generated_task({op}, cfg, k);
-    if (t.kind == Task::Kind::kValid && !t.large && !t.climb) out.push_back(t);
+    if (t.kind == Task::Kind::kValid && !t.large && !t.climb && !t.sweep) out.push_back(t);
   }
   return out;
 }
@@ -177,6 +178,80 @@ TEST(ClimbCampaign, ShardsClimbOnTheirOwnIndices) {
   int climbs = 0;
   for (int64_t k = 0; k < 4000; ++k) climbs += generated_task(registry(), cfg, k).climb;
   EXPECT_GT(climbs, 30);
+}
+
+// Value sweeps (properties/sweep.hpp): one valid non-large case in 24 of an elementwise op with
+// range limits, above the smoke tier, never a climb; the flag travels to the worker.
+TEST(ValueSweepTasks, OneValidCaseIn24OfTheElementwiseOpsAboveTheSmokeTier) {
+  CampaignConfig cfg;
+  cfg.tier = Tier::kCi;
+  int64_t sweeps = 0, candidates = 0;
+  for (int64_t k = 0; k < 48000; ++k) {
+    const Task t = generated_task(registry(), cfg, k);
+    if (t.kind == Task::Kind::kValid && !t.large && has_value_sweeps(*t.op)) ++candidates;
+    if (!t.sweep) continue;
+    ++sweeps;
+    EXPECT_TRUE(has_value_sweeps(*t.op)) << t.op->name;
+    EXPECT_EQ(t.kind, Task::Kind::kValid);
+    EXPECT_FALSE(t.large || t.climb);
+    EXPECT_NE(t.origin.find("sweep"), std::string::npos);
+    EXPECT_TRUE(task_from_json(to_json(t)).sweep);
+  }
+  EXPECT_NEAR(static_cast<double>(sweeps), candidates / 24.0, candidates / 24.0 * 0.2);
+  for (const bool smoke : {true, false}) {
+    CampaignConfig off = cfg;
+    if (smoke)
+      off.tier = Tier::kSmoke;
+    else
+      off.sweep = false;
+    for (int64_t k = 0; k < 4800; ++k) EXPECT_FALSE(generated_task(registry(), off, k).sweep);
+  }
+}
+
+// A sweep's worst element is a start: the climb gets the element's copies (the call the worker
+// sent), not the sweep, while the worst-input row keeps naming the sweep's element.
+TEST(ClimbBook, ASweepsWorstElementIsAStartOfItsCopies) {
+  CampaignConfig cfg;
+  const OpDescriptor *op = find_op("GeluBackward");
+  ASSERT_NE(op, nullptr);
+  Task sweep;
+  for (int64_t k = 0; !sweep.sweep; ++k) sweep = generated_task({op}, cfg, k);
+  const Case copies =
+      element_copies(*op, value_sweep_case(*op, cfg.product, sweep.seed), 77, kSweepStartElements);
+  WorstInput w;
+  w.op = op->name;
+  w.dtype = "fp32";
+  w.element = 77;
+  w.ulps = 1.5;
+  w.call = to_json(copies);
+  const nlohmann::json result{{"worst", nlohmann::json::array({to_json(w)})}};
+  Task climber = sweep;
+  climber.sweep = false;
+  climber.climb = true;
+  climber.index = sweep.index + kClimbLag + 1;
+  bool took_it = false;
+  for (climber.seed = 1; climber.seed < 64 && !took_it; ++climber.seed) {
+    ClimbBook book(true, 1);
+    book.issued(sweep.index);
+    book.on_result(sweep, result);
+    book.issued(climber.index);
+    book.hold(climber);
+    const auto released = book.release();
+    ASSERT_TRUE(released);
+    if (released->origin.find("climb in fp32") == std::string::npos) continue;
+    took_it = true;
+    ASSERT_TRUE(released->stored);
+    EXPECT_EQ(to_json(*released->stored), to_json(copies));
+    EXPECT_FALSE(released->sweep);
+    EXPECT_NE(released->origin.find("from element 77 of " + sweep.origin), std::string::npos)
+        << released->origin;
+    EXPECT_EQ(book.usage().sweeps, 1);
+    EXPECT_EQ(book.usage().sweep_elements, kSweepElements);
+    ASSERT_EQ(book.worst().size(), 1u);
+    EXPECT_TRUE(book.worst()[0].call.is_null());
+    EXPECT_EQ(book.worst()[0].origin, sweep.origin);
+  }
+  EXPECT_TRUE(took_it);
 }
 
 TEST(ClimbCampaign, NoClimbRunsNoClimbTask) {

@@ -1,0 +1,149 @@
+// Value sweeps (properties/sweep.hpp).
+#include "properties/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <random>
+
+#include "properties/gen.hpp"
+#include "reference/dtype.hpp"
+
+namespace aclnn_conform {
+
+namespace {
+
+// A value of one of 2^(hi - lo) binades [2^e, 2^(e+1)), e in [lo, hi), with a random sign and 52
+// random mantissa bits (the dtype's rounding keeps the top ones).
+double in_binades(uint64_t r, int lo, int hi) {
+  const int e = lo + static_cast<int>((r >> 1) % static_cast<uint64_t>(hi - lo));
+  const double m = 1 + static_cast<double>(r >> 12) * 0x1p-52;
+  return (r & 1 ? -1 : 1) * std::ldexp(m, e);
+}
+
+// x in fp32 and wider: half in [1/16, 16) (where test data and thresholds usually lie), a quarter
+// in 2^-24..2^24, an eighth any finite pattern of the dtype, an eighth within 4096 ulps of a value
+// of four mantissa bits (1.25, 0.375, 6.5: the round numbers a window is written around).
+uint64_t x_bits(std::mt19937_64 &rng, DType t) {
+  const uint64_t r = rng(), pick = rng() % 8;
+  if (pick < 4) return gen::bits_of(in_binades(r, -4, 4), t);
+  if (pick < 6) return gen::bits_of(in_binades(r, -24, 24), t);
+  if (pick < 7) {
+    // A random pattern; one with the exponent field all ones (inf or NaN) loses its top exponent
+    // bit, which keeps it finite.
+    const int width = static_cast<int>(aclnn_ref::dtype_size(t)) * 8;
+    const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    const uint64_t bits = r & mask;
+    const uint64_t inf = gen::bits_of(INFINITY, t);
+    return (bits & inf) == inf ? bits & ~(uint64_t{1} << (width - 2)) : bits;
+  }
+  const double round = in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4);
+  const int offset = static_cast<int>(rng() % 8193) - 4096;
+  return gen::step_ulps(gen::bits_of(round, t), t, offset);
+}
+
+// dy: three quarters in [1/4, 4), a quarter in 2^-20..2^20, either sign.
+uint64_t dy_bits(std::mt19937_64 &rng, DType t) {
+  const uint64_t r = rng();
+  return gen::bits_of(rng() % 4 ? in_binades(r, -2, 2) : in_binades(r, -20, 20), t);
+}
+
+bool sixteen_bits(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16;
+}
+
+}  // namespace
+
+bool has_value_sweeps(const OpDescriptor &op) {
+  return static_cast<bool>(op.range_limits.factor) && !op.outputs.empty();
+}
+
+Case value_sweep_case(const OpDescriptor &op, Product p, uint64_t seed) {
+  if (!has_value_sweeps(op)) throw std::logic_error(op.name + " has no value sweeps");
+  const OpDescriptor::RangeLimits &r = op.range_limits;
+  std::mt19937_64 rng(seed);
+  std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+  std::rotate(dtypes.begin(), dtypes.begin() + static_cast<std::ptrdiff_t>(rng() % 3),
+              dtypes.end());
+  std::optional<Case> first;
+  for (const DType t : dtypes) {
+    Case c;
+    c.op = op.name;
+    c.product = p;
+    for (const auto &name : r.tensors) {
+      TensorArg a = TensorArg::contiguous(t, {kSweepElements});
+      if (name == op.outputs[0]) std::fill(a.storage.begin(), a.storage.end(), kCanary);
+      c.tensors.emplace_back(name, std::move(a));
+    }
+    for (const auto &[name, value] : r.attrs) c.attrs.emplace_back(name, value);
+    TensorArg *x = c.tensor(r.x), *dy = c.tensor(r.dy);
+    if (!x || !dy) throw std::logic_error(op.name + ": range_limits names a missing tensor");
+    // Half the fp32 x are drawn again (up to three times) where the factor is NaN, which marks
+    // where the op's result is not dy times a finite factor (LogitGrad outside its eps range).
+    for (int64_t i = 0; i < kSweepElements; ++i) {
+      uint64_t xb = static_cast<uint64_t>(i);
+      if (!sixteen_bits(t)) {
+        xb = x_bits(rng, t);
+        for (int again = (i & 1) * 3; again > 0; --again) {
+          if (std::isfinite(r.factor(aclnn_ref::decode(&xb, t)))) break;
+          xb = x_bits(rng, t);
+        }
+      }
+      x->set_bits_at(i, xb);
+      dy->set_bits_at(i, dy_bits(rng, t));
+    }
+    c.refresh_views();
+    if (op.check(c, {}).ok()) return c;
+    if (!first) first = std::move(c);
+  }
+  return std::move(*first);
+}
+
+namespace {
+
+// Elements [from, to) of every tensor of a one-dimensional contiguous case.
+Case slice(const Case &c, int64_t from, int64_t to) {
+  Case s = c;
+  for (auto &[name, t] : s.tensors) {
+    if (!t.present) continue;
+    const TensorArg old = t;
+    t = TensorArg::contiguous(old.dtype, {to - from});
+    for (int64_t i = from; i < to; ++i) t.set_bits_at(i - from, old.bits_at(i));
+  }
+  s.refresh_views();
+  return s;
+}
+
+int64_t length(const Case &c) {
+  for (const auto &[name, t] : c.tensors)
+    if (t.present) return t.numel();
+  return 0;
+}
+
+}  // namespace
+
+rc::Shrinkable<Case> halving_shrinkable(Case c) {
+  return rc::shrinkable::shrinkRecur(std::move(c), [](const Case &k) {
+    const int64_t n = length(k);
+    if (n <= 1) return rc::Seq<Case>();
+    return rc::seq::just(slice(k, 0, n / 2), slice(k, n / 2, n));
+  });
+}
+
+Case element_copies(const OpDescriptor &op, const Case &c, int64_t e, int64_t n) {
+  Case s = c;
+  for (auto &[name, t] : s.tensors) {
+    if (!t.present) continue;
+    const bool output = std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+    const uint64_t bits = t.bits_at(e);
+    t = TensorArg::contiguous(t.dtype, {n});
+    if (output)
+      std::fill(t.storage.begin(), t.storage.end(), kCanary);
+    else
+      for (int64_t i = 0; i < n; ++i) t.set_bits_at(i, bits);
+  }
+  s.refresh_views();
+  return s;
+}
+
+}  // namespace aclnn_conform

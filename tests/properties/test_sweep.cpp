@@ -1,0 +1,128 @@
+// Value sweeps (properties/sweep.hpp): what a sweep holds, how it shrinks, and the climb start made
+// from one of its elements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "properties/sweep.hpp"
+#include "reference/dtype.hpp"
+
+namespace {
+using namespace aclnn_conform;
+using aclnn_ref::DType;
+
+const OpDescriptor &op_named(const std::string &name) {
+  const OpDescriptor *op = find_op(name);
+  if (!op) throw std::logic_error("no op " + name);
+  return *op;
+}
+
+TEST(ValueSweep, TheElementwiseOpsWithRangeLimitsHaveSweepsAndNoOtherOp) {
+  std::set<std::string> with;
+  for (const auto *op : registry())
+    if (has_value_sweeps(*op)) with.insert(op->name);
+  EXPECT_EQ(with, (std::set<std::string>{"GeluBackward", "SeluBackward", "LogitGrad"}));
+  EXPECT_THROW(value_sweep_case(op_named("LayerNormBackward"), Product::kAtlasA2, 1),
+               std::logic_error);
+}
+
+TEST(ValueSweep, EveryDtypeIsAValidCallTheSameForTheSameSeed) {
+  for (const char *name : {"GeluBackward", "SeluBackward", "LogitGrad"}) {
+    const OpDescriptor &op = op_named(name);
+    std::set<DType> dtypes;
+    for (uint64_t seed = 1; seed <= 12 && dtypes.size() < 3; ++seed) {
+      const Case c = value_sweep_case(op, Product::kAtlasA2, seed);
+      EXPECT_TRUE(op.check(c, {}).ok()) << name << " seed " << seed << ": " << c.describe();
+      for (const auto &[n, t] : c.tensors) EXPECT_EQ(t.numel(), kSweepElements) << n;
+      EXPECT_EQ(to_json(c), to_json(value_sweep_case(op, Product::kAtlasA2, seed)));
+      dtypes.insert(c.tensors.front().second.dtype);
+    }
+    EXPECT_EQ(dtypes.size(), 3u) << name << ": fp32, fp16 and bf16 sweeps";
+  }
+}
+
+TEST(ValueSweep, SixteenBitXTakesEveryPatternAndFp32XLiesMostlyWhereValuesUsuallyLie) {
+  const OpDescriptor &op = op_named("GeluBackward");
+  const std::string x = op.range_limits.x;
+  bool seen16 = false, seen32 = false;
+  for (uint64_t seed = 1; seed <= 12 && !(seen16 && seen32); ++seed) {
+    const Case c = value_sweep_case(op, Product::kAtlasA2, seed);
+    const TensorArg &t = *c.tensor(x);
+    if (t.dtype == DType::kFloat32) {
+      seen32 = true;
+      std::set<uint64_t> distinct;
+      int64_t typical = 0;
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        distinct.insert(t.bits_at(i));
+        const double v = std::fabs(t.view().at(i));
+        typical += v >= 1.0 / 16 && v < 16;
+      }
+      // Half drawn in [1/16, 16), plus what the wider draws put there.
+      EXPECT_GT(typical, kSweepElements / 2);
+      EXPECT_GT(static_cast<int64_t>(distinct.size()), kSweepElements * 9 / 10);
+    } else {
+      seen16 = true;
+      std::set<uint64_t> patterns;
+      for (int64_t i = 0; i < t.numel(); ++i) patterns.insert(t.bits_at(i));
+      EXPECT_EQ(static_cast<int64_t>(patterns.size()), int64_t{65536});
+    }
+  }
+  EXPECT_TRUE(seen16 && seen32);
+}
+
+TEST(ValueSweep, HalvingShrinksToTheOneElementThatFails) {
+  const OpDescriptor &op = op_named("SeluBackward");
+  const Case c = value_sweep_case(op, Product::kAtlasA2, 3);
+  const std::string x = op.range_limits.x;
+  const int64_t target = 40000;
+  const uint64_t bits = c.tensor(x)->bits_at(target);
+  const auto fails = [&](const Case &k) {
+    const TensorArg &t = *k.tensor(x);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (t.bits_at(i) == bits) return true;
+    return false;
+  };
+  auto current = halving_shrinkable(c);
+  int steps = 0;
+  for (bool progress = true; progress;) {
+    progress = false;
+    auto shrinks = current.shrinks();
+    int candidates = 0;
+    while (auto next = shrinks.next()) {
+      ++candidates;
+      if (!fails(next->value())) continue;
+      current = *next;
+      ++steps;
+      progress = true;
+      break;
+    }
+    EXPECT_LE(candidates, 2);
+  }
+  const Case small = current.value();
+  EXPECT_EQ(steps, 16);
+  for (const auto &[n, t] : small.tensors) {
+    ASSERT_EQ(t.numel(), 1) << n;
+    EXPECT_EQ(t.bits_at(0), c.tensor(n)->bits_at(target)) << n;
+  }
+  EXPECT_TRUE(op.check(small, {}).ok());
+}
+
+TEST(ValueSweep, ElementCopiesRepeatTheInputsAndLeaveTheOutputACanary) {
+  const OpDescriptor &op = op_named("LogitGrad");
+  const Case c = value_sweep_case(op, Product::kAtlasA2, 5);
+  const Case s = element_copies(op, c, 1234, 256);
+  for (const auto &[n, t] : s.tensors) {
+    ASSERT_EQ(t.numel(), 256) << n;
+    const bool output = n == op.outputs[0];
+    for (int64_t i = 0; i < 256; ++i) {
+      if (output)
+        EXPECT_EQ(t.storage[static_cast<size_t>(i)], kCanary);
+      else
+        EXPECT_EQ(t.bits_at(i), c.tensor(n)->bits_at(1234)) << n;
+    }
+  }
+  EXPECT_TRUE(op.check(s, {}).ok());
+}
+
+}  // namespace
