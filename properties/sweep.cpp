@@ -21,6 +21,18 @@ double in_binades(uint64_t r, int lo, int hi) {
   return (r & 1 ? -1 : 1) * std::ldexp(m, e);
 }
 
+// bits moved by k representable values along the number line (through zero), short of infinity:
+// one addition where gen::step_ulps takes |k| steps.
+uint64_t moved(uint64_t bits, int64_t k, DType t) {
+  const int width = static_cast<int>(aclnn_ref::dtype_size(t)) * 8;
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  const auto mag = static_cast<int64_t>(bits & (sign - 1));
+  const int64_t v = ((bits & sign) ? -mag : mag) + k;
+  const uint64_t inf = gen::bits_of(INFINITY, t);
+  const uint64_t m = std::min(static_cast<uint64_t>(v < 0 ? -v : v), inf - 1);
+  return (v < 0 ? sign : 0) | m;
+}
+
 // x in fp32 and wider: half in [1/16, 16) (where test data and thresholds usually lie), a quarter
 // in 2^-24..2^24, an eighth any finite pattern of the dtype, an eighth within 4096 ulps of a value
 // of four mantissa bits (1.25, 0.375, 6.5: the round numbers a window is written around).
@@ -38,8 +50,8 @@ uint64_t x_bits(std::mt19937_64 &rng, DType t) {
     return (bits & inf) == inf ? bits & ~(uint64_t{1} << (width - 2)) : bits;
   }
   const double round = in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4);
-  const int offset = static_cast<int>(rng() % 8193) - 4096;
-  return gen::step_ulps(gen::bits_of(round, t), t, offset);
+  const int64_t offset = static_cast<int64_t>(rng() % 8193) - 4096;
+  return moved(gen::bits_of(round, t), offset, t);
 }
 
 // dy: three quarters in [1/4, 4), a quarter in 2^-20..2^20, either sign.
