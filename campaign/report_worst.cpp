@@ -7,6 +7,7 @@
 #include "campaign/markdown.hpp"
 #include "campaign/report_html_page.hpp"
 #include "campaign/result.hpp"
+#include "properties/sweep.hpp"
 
 namespace aclnn_conform {
 namespace {
@@ -31,9 +32,9 @@ std::string usage_text(const CampaignResult &r) {
   const ClimbUsage u = climb_usage_from_json(r.climb);
   const std::string sweeps =
       u.sweeps ? fmt::format(
-                     " Value sweeps (65536 element values each, one valid case in 24 of "
+                     " Value sweeps ({} element values each, one valid case in 24 of "
                      "the elementwise ops) ran {} times, {} element values in all.",
-                     u.sweeps, u.sweep_elements)
+                     kSweepElements, u.sweeps, u.sweep_elements)
                : std::string(
                      " No value sweep ran (--no-sweep, the smoke tier, or no "
                      "elementwise op).");
