@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "campaign/result.hpp"
-#include "campaign/splitmix.hpp"
+#include "properties/splitmix.hpp"
 #include "properties/sweep.hpp"
 #include "reference/compare.hpp"
 #include "reference/host_tensor.hpp"
@@ -425,7 +425,7 @@ void ClimbBook::on_result(const Task &t, const nlohmann::json &r) {
   }
   if (t.sweep) {
     ++usage_.sweeps;
-    usage_.sweep_elements += kSweepElements;
+    usage_.sweep_elements += r.value("sweep_elements", int64_t{0});
   }
   if (!r.contains("worst")) return;
   for (const auto &wj : r.at("worst")) {

@@ -8,7 +8,7 @@
 
 #include "campaign/corpus.hpp"
 #include "campaign/coverage.hpp"
-#include "campaign/splitmix.hpp"
+#include "properties/splitmix.hpp"
 #include "reference/dtype.hpp"
 
 namespace aclnn_conform {

@@ -12,7 +12,7 @@
 #include <map>
 
 #include "campaign/result.hpp"
-#include "campaign/splitmix.hpp"
+#include "properties/splitmix.hpp"
 #include "reference/compare.hpp"
 #include "reference/host_tensor.hpp"
 

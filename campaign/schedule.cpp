@@ -11,7 +11,7 @@
 #include "campaign/markdown.hpp"
 #include "campaign/report_html_page.hpp"
 #include "campaign/result.hpp"
-#include "campaign/splitmix.hpp"
+#include "properties/splitmix.hpp"
 
 namespace aclnn_conform {
 namespace {

@@ -6,7 +6,7 @@
 #include <bit>
 #include <stdexcept>
 
-#include "campaign/splitmix.hpp"
+#include "properties/splitmix.hpp"
 #include "properties/sweep.hpp"
 
 namespace aclnn_conform {
@@ -230,8 +230,10 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
   // Climbs make many calls: on the smaller half of the sizes.
   const uint64_t hc = splitmix64(h);
+  // Elementwise sweeps take tens of milliseconds; the row and group ops' refilled large calls
+  // take a few tenths of a second: half as often.
   t.sweep = cfg.sweep && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
-            has_value_sweeps(*t.op) && (hc >> 8) % 24 == 0;
+            has_value_sweeps(*t.op) && (hc >> 8) % (has_elementwise_sweeps(*t.op) ? 24 : 48) == 0;
   t.climb = cfg.climb && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
             !t.sweep && hc % 32 == 0;
   if (t.climb) t.size = std::max(1, t.size / 2);
@@ -248,7 +250,7 @@ bool product_runs(const Case &c, const CampaignConfig &cfg) {
 rc::Shrinkable<Case> task_shrinkable(const Task &t, const CampaignConfig &cfg) {
   if (t.sweep) {
     // Drawn for the campaign's product whether or not the SUT emulates others.
-    return halving_shrinkable(value_sweep_case(*t.op, cfg.product, t.seed));
+    return value_sweep_shrinkable(*t.op, cfg.product, t.seed, t.size);
   }
   auto gen = t.kind == Task::Kind::kInvalid ? t.op->gen_invalid(cfg.product)
              : t.large                      ? t.op->gen_large(cfg.product)

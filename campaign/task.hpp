@@ -90,7 +90,8 @@ bool is_skipped(const CampaignConfig &cfg, const std::string &entry);
 // probe in 32; above the smoke tier, one valid case in 24 is large where the op has large cases)
 // and size drawn from a hash of k, its own seed; with cfg.climb, above the smoke tier, one valid
 // non-large case in 32 is a climb task (campaign/climb.hpp); with cfg.sweep, above the smoke tier,
-// one valid non-large case in 24 of an op with sweeps is a value sweep (properties/sweep.hpp).
+// one valid non-large case in 24 of an elementwise op with sweeps (48 of another op) is a value
+// sweep (properties/sweep.hpp).
 // Shard i of N takes the k with k mod N = i, and so runs every op whatever N is.
 Task generated_task(const std::vector<const OpDescriptor *> &ops, const CampaignConfig &cfg,
                     int64_t k);

@@ -394,13 +394,19 @@ nlohmann::json run_task(const Task &t, const WorkerContext &ctx) {
       for (auto &w : worst_elements(op, c, o, *jd.j.expected)) {
         if (t.climb) w.call = to_json(c);
         // A sweep's worst element as a climb's start (campaign/climb.hpp).
-        if (t.sweep && w.element >= 0)
+        if (t.sweep && w.element >= 0 && has_elementwise_sweeps(op))
           w.call = to_json(element_copies(op, c, w.element, kSweepStartElements));
         r["worst"].push_back(to_json(w));
       }
     } catch (const std::exception &) {
     }
     if (t.climb) r["climb"] = climbed;
+    if (t.sweep) {
+      // The element values it probed: its largest tensor's.
+      int64_t n = 0;
+      for (const auto &[name, x] : c.tensors) n = std::max(n, x.present ? x.numel() : 0);
+      r["sweep_elements"] = n;
+    }
   }
   if (jd.target.empty()) {
     r["seconds"] = seconds();

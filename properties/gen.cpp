@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "properties/splitmix.hpp"
 #include "reference/rounding.hpp"
 
 namespace aclnn_conform::gen {
@@ -511,13 +512,8 @@ rc::Gen<TensorArg> fill_view_large(TensorArg a, rc::Gen<uint64_t> bits) {
     TensorArg t = a;
     const auto pool = *rc::gen::container<std::vector<uint64_t>>(64, bits);
     uint64_t state = *rc::gen::arbitrary<uint64_t>();
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      state += 0x9e3779b97f4a7c15ull;  // splitmix64
-      uint64_t z = state;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      t.set_bits_at(i, pool[(z ^ (z >> 31)) % pool.size()]);
-    }
+    for (int64_t i = 0; i < t.numel(); ++i, state += 0x9e3779b97f4a7c15ull)
+      t.set_bits_at(i, pool[splitmix64(state) % pool.size()]);
     return t;
   });
 }

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "properties/gen.hpp"
+#include "properties/splitmix.hpp"
 #include "reference/dtype.hpp"
 
 namespace aclnn_conform {
@@ -66,12 +67,17 @@ bool sixteen_bits(DType t) {
 
 }  // namespace
 
-bool has_value_sweeps(const OpDescriptor &op) {
+bool has_elementwise_sweeps(const OpDescriptor &op) {
   return static_cast<bool>(op.range_limits.factor) && !op.outputs.empty();
 }
 
+bool has_value_sweeps(const OpDescriptor &op) {
+  return has_elementwise_sweeps(op) || static_cast<bool>(op.gen_large);
+}
+
 Case value_sweep_case(const OpDescriptor &op, Product p, uint64_t seed) {
-  if (!has_value_sweeps(op)) throw std::logic_error(op.name + " has no value sweeps");
+  if (!has_elementwise_sweeps(op))
+    throw std::logic_error(op.name + " has no elementwise value sweeps");
   const OpDescriptor::RangeLimits &r = op.range_limits;
   std::mt19937_64 rng(seed);
   std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
@@ -133,6 +139,44 @@ int64_t length(const Case &c) {
 }
 
 }  // namespace
+
+void refill_values(const OpDescriptor &op, Case &c, uint64_t seed) {
+  for (size_t k = 0; k < c.tensors.size(); ++k) {
+    auto &[name, t] = c.tensors[k];
+    const bool output = std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+    if (!t.present || output || !aclnn_ref::is_floating(t.dtype) || c.alias_of(name, true))
+      continue;
+    const int width = static_cast<int>(aclnn_ref::dtype_size(t.dtype)) * 8;
+    const uint64_t sign = uint64_t{1} << (width - 1);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const uint64_t old = t.bits_at(i);
+      if (!std::isfinite(aclnn_ref::decode(&old, t.dtype))) continue;
+      const uint64_t h = splitmix64(seed ^ splitmix64((k << 48) ^ static_cast<uint64_t>(i)));
+      // No random pattern here: a row of values across the whole range is mostly overflow and
+      // cancellation, which says little about one element's window.
+      const uint64_t r = splitmix64(h), pick = h % 4;
+      const double v = pick < 2   ? in_binades(r, -4, 4)
+                       : pick < 3 ? in_binades(r, -12, 12)
+                                  : in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4);
+      const uint64_t bits = pick < 3 ? gen::bits_of(v, t.dtype)
+                                     : moved(gen::bits_of(v, t.dtype),
+                                             static_cast<int64_t>((h >> 8) % 8193) - 4096, t.dtype);
+      t.set_bits_at(i, (bits & ~sign) | (old & sign));
+    }
+  }
+  c.refresh_views();
+}
+
+rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, uint64_t seed,
+                                            int size) {
+  if (has_elementwise_sweeps(op)) return halving_shrinkable(value_sweep_case(op, p, seed));
+  if (!op.gen_large) throw std::logic_error(op.name + " has no value sweeps");
+  const auto gen = rc::gen::map(op.gen_large(p), [&op, seed](Case c) {
+    refill_values(op, c, seed);
+    return c;
+  });
+  return gen(rc::Random(seed), size);
+}
 
 rc::Shrinkable<Case> halving_shrinkable(Case c) {
   return rc::shrinkable::shrinkRecur(std::move(c), [](const Case &k) {

@@ -1,11 +1,15 @@
 // Value sweeps (issue 32): a fault confined to a narrow window of input values (a few hundred ulps
 // of one float, one range of dy) is found by the number of element values a run probes, and a
-// generated valid case probes a few dozen at the cost of its rapidcheck shrink trees. A sweep is a
-// contiguous call of kSweepElements elements of one float dtype, for an elementwise op whose result
-// is dy times a factor of one input (OpDescriptor::range_limits), drawn from a seed without
-// rapidcheck: x takes every bit pattern of a 16-bit dtype, or fp32 values drawn mostly from the
-// binades where values usually lie; dy is drawn per element. It shrinks by halves, down to the
-// failing element.
+// generated valid case probes a few dozen at the cost of its rapidcheck shrink trees. Two kinds:
+// - Elementwise ops whose result is dy times a factor of one input (OpDescriptor::range_limits):
+//   a contiguous call of kSweepElements elements of one float dtype, drawn from a seed without
+//   rapidcheck: x takes every bit pattern of a 16-bit dtype, or fp32 values drawn mostly from the
+//   binades where values usually lie; dy is drawn per element. It shrinks by halves, down to the
+//   failing element.
+// - Ops that read rows or groups (LayerNormBackward, GroupedBiasAddGrad): the op's large valid
+//   call (gen_large) with every finite float input element drawn again from those binades, its
+//   sign kept (rstd stays positive). It shrinks as the large call does, the values following
+//   their flat index.
 #pragma once
 
 #include <rapidcheck.h>
@@ -21,12 +25,24 @@ namespace aclnn_conform {
 // judging.
 constexpr int64_t kSweepElements = 65536;
 
-// Whether the op has sweeps: an elementwise op with range_limits.
+// Whether the op has sweeps (range_limits or gen_large), and of which kind.
 bool has_value_sweeps(const OpDescriptor &op);
+bool has_elementwise_sweeps(const OpDescriptor &op);
 
-// The sweep of `seed` for product p: the first of the float dtypes (in an order the seed draws)
-// whose call the oracle accepts for p, else the first one drawn (judged as the call it is).
-// Throws std::logic_error for an op without sweeps.
+// The sweep of `seed` for product p as a shrink tree: elementwise sweeps halve; the others are
+// gen_large's call at `size`, refilled, and shrink as it does. Throws std::logic_error for an op
+// without sweeps.
+rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, uint64_t seed,
+                                            int size);
+
+// Every present, finite element of the float inputs (not outputs, not aliased) of c drawn again
+// from the sweep binades, keeping its sign; the draw of an element follows its tensor's position
+// and its flat index, so a smaller shrink of the call keeps the values of its first elements.
+void refill_values(const OpDescriptor &op, Case &c, uint64_t seed);
+
+// The elementwise sweep of `seed` for product p: the first of the float dtypes (in an order the
+// seed draws) whose call the oracle accepts for p, else the first one drawn (judged as the call it
+// is). Throws std::logic_error for an op without elementwise sweeps.
 Case value_sweep_case(const OpDescriptor &op, Product p, uint64_t seed);
 
 // A shrink tree that halves every tensor of a one-dimensional contiguous case (each half a

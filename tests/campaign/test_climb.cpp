@@ -181,23 +181,25 @@ TEST(ClimbCampaign, ShardsClimbOnTheirOwnIndices) {
 }
 
 // Value sweeps (properties/sweep.hpp): one valid non-large case in 24 of an elementwise op with
-// range limits, above the smoke tier, never a climb; the flag travels to the worker.
-TEST(ValueSweepTasks, OneValidCaseIn24OfTheElementwiseOpsAboveTheSmokeTier) {
+// range limits and one in 48 of the others, above the smoke tier, never a climb; the flag travels
+// to the worker.
+TEST(ValueSweepTasks, OneValidCaseIn24OfTheElementwiseOpsIn48OfTheOthersAboveTheSmokeTier) {
   CampaignConfig cfg;
   cfg.tier = Tier::kCi;
-  int64_t sweeps = 0, candidates = 0;
-  for (int64_t k = 0; k < 48000; ++k) {
+  int64_t sweeps = 0, rows = 0, candidates = 0, row_candidates = 0;
+  for (int64_t k = 0; k < 96000; ++k) {
     const Task t = generated_task(registry(), cfg, k);
-    if (t.kind == Task::Kind::kValid && !t.large && has_value_sweeps(*t.op)) ++candidates;
+    const bool elementwise = has_elementwise_sweeps(*t.op);
+    if (t.kind == Task::Kind::kValid && !t.large) ++(elementwise ? candidates : row_candidates);
     if (!t.sweep) continue;
-    ++sweeps;
-    EXPECT_TRUE(has_value_sweeps(*t.op)) << t.op->name;
+    ++(elementwise ? sweeps : rows);
     EXPECT_EQ(t.kind, Task::Kind::kValid);
     EXPECT_FALSE(t.large || t.climb);
     EXPECT_NE(t.origin.find("sweep"), std::string::npos);
     EXPECT_TRUE(task_from_json(to_json(t)).sweep);
   }
   EXPECT_NEAR(static_cast<double>(sweeps), candidates / 24.0, candidates / 24.0 * 0.2);
+  EXPECT_NEAR(static_cast<double>(rows), row_candidates / 48.0, row_candidates / 48.0 * 0.2);
   for (const bool smoke : {true, false}) {
     CampaignConfig off = cfg;
     if (smoke)
@@ -224,7 +226,8 @@ TEST(ClimbBook, ASweepsWorstElementIsAStartOfItsCopies) {
   w.element = 77;
   w.ulps = 1.5;
   w.call = to_json(copies);
-  const nlohmann::json result{{"worst", nlohmann::json::array({to_json(w)})}};
+  const nlohmann::json result{{"worst", nlohmann::json::array({to_json(w)})},
+                              {"sweep_elements", kSweepElements}};
   Task climber = sweep;
   climber.sweep = false;
   climber.climb = true;

@@ -13,9 +13,9 @@
 #include "campaign/campaign.hpp"
 #include "campaign/result.hpp"
 #include "campaign/schedule.hpp"
-#include "campaign/splitmix.hpp"
 #include "campaign/task.hpp"
 #include "properties/op.hpp"
+#include "properties/splitmix.hpp"
 
 namespace {
 using namespace aclnn_conform;

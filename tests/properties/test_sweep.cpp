@@ -18,13 +18,56 @@ const OpDescriptor &op_named(const std::string &name) {
   return *op;
 }
 
-TEST(ValueSweep, TheElementwiseOpsWithRangeLimitsHaveSweepsAndNoOtherOp) {
-  std::set<std::string> with;
-  for (const auto *op : registry())
-    if (has_value_sweeps(*op)) with.insert(op->name);
-  EXPECT_EQ(with, (std::set<std::string>{"GeluBackward", "SeluBackward", "LogitGrad"}));
+TEST(ValueSweep, ElementwiseSweepsForRangeLimitsRefilledLargeCallsForTheOthers) {
+  std::set<std::string> elementwise, all;
+  for (const auto *op : registry()) {
+    if (has_elementwise_sweeps(*op)) elementwise.insert(op->name);
+    if (has_value_sweeps(*op)) all.insert(op->name);
+  }
+  EXPECT_EQ(elementwise, (std::set<std::string>{"GeluBackward", "SeluBackward", "LogitGrad"}));
+  EXPECT_EQ(all.size(), registry().size());
   EXPECT_THROW(value_sweep_case(op_named("LayerNormBackward"), Product::kAtlasA2, 1),
                std::logic_error);
+}
+
+// A refilled large call is still a valid call of its op, the same for the same seed; its finite
+// float inputs keep their signs and mostly lie in [1/16, 16); specials, integers and outputs stay.
+TEST(ValueSweep, RefilledLargeCallsKeepSignsSpecialsAndValidity) {
+  for (const char *name : {"LayerNormBackward", "GroupedBiasAddGrad", "GroupedBiasAddGradV2"}) {
+    const OpDescriptor &op = op_named(name);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      const Case before = op.gen_large(Product::kAtlasA2)(rc::Random(seed), 50).value();
+      const Case after = value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value();
+      EXPECT_EQ(to_json(after),
+                to_json(value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value()));
+      EXPECT_TRUE(op.check(after, {}).ok()) << name << ": " << after.describe();
+      ASSERT_EQ(before.tensors.size(), after.tensors.size());
+      int64_t finite = 0, typical = 0, changed = 0;
+      for (size_t k = 0; k < before.tensors.size(); ++k) {
+        const TensorArg &b = before.tensors[k].second, &a = after.tensors[k].second;
+        ASSERT_EQ(b.shape, a.shape);
+        const bool output = std::find(op.outputs.begin(), op.outputs.end(),
+                                      before.tensors[k].first) != op.outputs.end();
+        if (!b.present || output || !aclnn_ref::is_floating(b.dtype)) {
+          EXPECT_EQ(b.storage, a.storage) << name << " " << before.tensors[k].first;
+          continue;
+        }
+        for (int64_t i = 0; i < b.numel(); ++i) {
+          const double vb = b.view().at(i), va = a.view().at(i);
+          if (!std::isfinite(vb)) {
+            EXPECT_EQ(a.bits_at(i), b.bits_at(i));
+            continue;
+          }
+          ++finite;
+          changed += a.bits_at(i) != b.bits_at(i);
+          EXPECT_EQ(std::signbit(va), std::signbit(vb));
+          typical += std::fabs(va) >= 1.0 / 16 && std::fabs(va) < 16;
+        }
+      }
+      EXPECT_GT(changed, finite * 9 / 10) << name;
+      EXPECT_GT(typical, finite / 2) << name;
+    }
+  }
 }
 
 TEST(ValueSweep, EveryDtypeIsAValidCallTheSameForTheSameSeed) {
