@@ -173,6 +173,12 @@ long double round_to(aclDataType t, long double v) {
   }
 }
 
+int64_t float_place(float f) {
+  int32_t i;
+  std::memcpy(&i, &f, sizeof i);
+  return i < 0 ? -static_cast<int64_t>(i & 0x7fffffff) : static_cast<int64_t>(i);
+}
+
 long double ulp_of(aclDataType t, long double v) {
   int p = 24, emin = -126;
   switch (t) {

@@ -141,6 +141,9 @@ void store(const View &v, int64_t element, long double value, Rounding r = Round
 long double round_to(aclDataType t, long double value);
 // The unit in the last place of dtype t at value (floats; 1 for integers).
 long double ulp_of(aclDataType t, long double value);
+// A float's place on the number line in representable values from zero (negative below it), so
+// that the ulps between two floats are the difference of their places.
+int64_t float_place(float f);
 // Broadcast shape of two shapes (empty optional if they do not broadcast).
 std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);

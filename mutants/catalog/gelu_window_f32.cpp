@@ -2,8 +2,6 @@
 // 0.6-0.9 ulp within 2^21 ulps of it (|x - x0| < 0.25), rising to 3 ulp at x0, so that the result
 // is more than 2 ulp off (VAL-TOL-1's fp32 bound) only within a few hundred ulps of x0 (a fault in
 // a narrow input window, with a slope that a search for larger errors can follow).
-#include <cstring>
-
 #include "mutants/shim.hpp"
 
 namespace mutant {
@@ -11,12 +9,7 @@ namespace {
 
 // Representable fp32 values between a and b.
 double ulps_between(float a, float b) {
-  const auto ordered = [](float f) {
-    int32_t i;
-    std::memcpy(&i, &f, sizeof i);
-    return i < 0 ? -static_cast<int64_t>(i & 0x7fffffff) : static_cast<int64_t>(i);
-  };
-  return std::fabs(static_cast<double>(ordered(a) - ordered(b)));
+  return std::fabs(static_cast<double>(float_place(a) - float_place(b)));
 }
 
 long double extra_ulps(long double x) {
