@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "campaign/result.hpp"
+#include "properties/gen.hpp"
 #include "properties/splitmix.hpp"
 #include "properties/sweep.hpp"
 #include "reference/compare.hpp"
@@ -37,37 +38,6 @@ int float_bits(DType t) {
     default:
       return 0;
   }
-}
-
-// The exponent field of a float dtype, all ones for inf and NaN.
-uint64_t exponent_mask(DType t) {
-  switch (t) {
-    case DType::kFloat16:
-      return 0x7c00;
-    case DType::kBFloat16:
-      return 0x7f80;
-    case DType::kFloat32:
-      return 0x7f800000;
-    default:
-      return 0x7ff0000000000000ull;
-  }
-}
-
-// bits moved by s representable values (ulps) of t, through zero; nullopt when the result is not
-// finite or the step leaves the format.
-std::optional<uint64_t> step_ulps(uint64_t bits, int64_t s, DType t) {
-  const int w = float_bits(t);
-  const uint64_t sign = uint64_t{1} << (w - 1);
-  const uint64_t mag_mask = sign - 1;
-  // Sign-magnitude to a monotonic integer (-0 and +0 both map to 0).
-  __int128 v = (bits & sign) ? -static_cast<__int128>(bits & mag_mask)
-                             : static_cast<__int128>(bits & mag_mask);
-  v += s;
-  const uint64_t mag = static_cast<uint64_t>(v < 0 ? -v : v);
-  if (mag > mag_mask) return std::nullopt;
-  const uint64_t out = (v < 0 ? sign : 0) | mag;
-  if ((out & exponent_mask(t)) == exponent_mask(t)) return std::nullopt;
-  return out;
 }
 
 // A log-uniform distance with a random sign: 2^j plus a random part below 2^j, j in [0, jmax].
@@ -322,7 +292,8 @@ ClimbOutcome climb(const OpDescriptor &op, Case start, const std::string &dtype,
           TensorArg &t = cand.tensors[inputs[m]].second;
           uint64_t bits = center[m];
           if (all || m == one)
-            if (auto s = step_ulps(bits, random_distance(rng, max_exponent_step(t.dtype)), t.dtype))
+            if (auto s = gen::moved_by_ulps(bits, random_distance(rng, max_exponent_step(t.dtype)),
+                                            t.dtype))
               bits = *s;
           t.set_bits_at(e, bits);
         }
@@ -336,7 +307,8 @@ ClimbOutcome climb(const OpDescriptor &op, Case start, const std::string &dtype,
         const int j =
             static_cast<int>(rng.below(static_cast<uint64_t>(max_exponent_step(t.dtype))));
         const int64_t d = int64_t{1} << j;
-        if (auto s = step_ulps(t.bits_at(e), rng.below(2) ? d : -d, t.dtype)) t.set_bits_at(e, *s);
+        if (auto s = gen::moved_by_ulps(t.bits_at(e), rng.below(2) ? d : -d, t.dtype))
+          t.set_bits_at(e, *s);
       }
     }
     cand.refresh_views();

@@ -31,13 +31,13 @@ std::string inputs_text(const WorstInput &w) {
 std::string usage_text(const CampaignResult &r) {
   const ClimbUsage u = climb_usage_from_json(r.climb);
   const std::string sweeps =
-      u.sweeps ? fmt::format(
-                     " Value sweeps ({} element values each, one valid case in 24 of "
-                     "the elementwise ops) ran {} times, {} element values in all.",
-                     kSweepElements, u.sweeps, u.sweep_elements)
-               : std::string(
-                     " No value sweep ran (--no-sweep, the smoke tier, or no "
-                     "elementwise op).");
+      u.sweeps
+          ? fmt::format(
+                " Value sweeps (one valid case in {} of the elementwise ops, {} "
+                "element values each; one in {} of the others, their large call "
+                "refilled) ran {} times, {} element values in all.",
+                kElementwiseSweepOneIn, kSweepElements, kRowSweepOneIn, u.sweeps, u.sweep_elements)
+          : std::string(" No value sweep ran (--no-sweep, or the smoke tier).");
   if (!u.enabled)
     return "Climbing was off (--no-climb): the table gives the worst element seen." + sweeps;
   return fmt::format(

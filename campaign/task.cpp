@@ -230,10 +230,9 @@ Task generated_task(const std::vector<const OpDescriptor *> &ops, const Campaign
   t.size = static_cast<int>((h >> 32) % 10 + 1) * max / 10;
   // Climbs make many calls: on the smaller half of the sizes.
   const uint64_t hc = splitmix64(h);
-  // Elementwise sweeps take tens of milliseconds; the row and group ops' refilled large calls
-  // take a few tenths of a second: half as often.
+  const int sweep_one_in = has_elementwise_sweeps(*t.op) ? kElementwiseSweepOneIn : kRowSweepOneIn;
   t.sweep = cfg.sweep && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
-            has_value_sweeps(*t.op) && (hc >> 8) % (has_elementwise_sweeps(*t.op) ? 24 : 48) == 0;
+            has_value_sweeps(*t.op) && (hc >> 8) % sweep_one_in == 0;
   t.climb = cfg.climb && cfg.tier != Tier::kSmoke && t.kind == Task::Kind::kValid && !t.large &&
             !t.sweep && hc % 32 == 0;
   if (t.climb) t.size = std::max(1, t.size / 2);

@@ -37,8 +37,9 @@ CLI::App *add_run(CLI::App &app, CampaignOptions &o) {
                 "no targeted search: no valid case climbs towards the largest error against the "
                 "oracle (the worst-input table still lists the worst element seen)");
   run->add_flag("--no-sweep", o.no_sweep,
-                "no value sweeps: no valid case of an elementwise op probes 65536 element values "
-                "drawn without rapidcheck");
+                "no value sweeps: no valid case probes 65536 element values drawn without "
+                "rapidcheck (elementwise ops), nor is a large call refilled with such values "
+                "(the others)");
   run->add_flag("--no-adaptive", o.no_adaptive,
                 "no adaptive scheduling: every generated index runs, each op and kind in its "
                 "uniform share (the report's 'How the budget was spent' says which ran)");

@@ -325,6 +325,19 @@ uint64_t bits_of(double v, DType dtype) {
   return aclnn_ref::bits_from_double(v, dtype);
 }
 
+std::optional<uint64_t> moved_by_ulps(uint64_t bits, int64_t k, DType dtype) {
+  const int width = static_cast<int>(dtype_size(dtype)) * 8;
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  // Sign-magnitude to a monotonic integer (-0 and +0 both map to 0).
+  __int128 v = (bits & sign) ? -static_cast<__int128>(bits & (sign - 1))
+                             : static_cast<__int128>(bits & (sign - 1));
+  v += k;
+  const auto mag = static_cast<uint64_t>(v < 0 ? -v : v);
+  const uint64_t inf = bits_of(std::numeric_limits<double>::infinity(), dtype);
+  if (mag >= inf) return std::nullopt;
+  return (v < 0 ? sign : 0) | mag;
+}
+
 uint64_t step_ulps(uint64_t bits, DType dtype, int k) {
   // Walk the ordered number line of a sign-magnitude float format.
   if (!aclnn_ref::is_floating(dtype)) return bits + static_cast<uint64_t>(k);

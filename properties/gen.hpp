@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -203,5 +204,8 @@ rc::Gen<Case> sometimes_at_range_limits(rc::Gen<Case> valid, std::string output,
 // k > 0), saturating at ±inf.
 uint64_t bits_of(double v, DType dtype);
 uint64_t step_ulps(uint64_t bits, DType dtype, int k);
+// Bits of a float dtype moved by k representable values along the number line (through zero, -0
+// and +0 one point) in one addition; nullopt when the result is not finite.
+std::optional<uint64_t> moved_by_ulps(uint64_t bits, int64_t k, DType dtype);
 
 }  // namespace aclnn_conform::gen

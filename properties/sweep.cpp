@@ -22,16 +22,12 @@ double in_binades(uint64_t r, int lo, int hi) {
   return (r & 1 ? -1 : 1) * std::ldexp(m, e);
 }
 
-// bits moved by k representable values along the number line (through zero), short of infinity:
-// one addition where gen::step_ulps takes |k| steps.
-uint64_t moved(uint64_t bits, int64_t k, DType t) {
-  const int width = static_cast<int>(aclnn_ref::dtype_size(t)) * 8;
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  const auto mag = static_cast<int64_t>(bits & (sign - 1));
-  const int64_t v = ((bits & sign) ? -mag : mag) + k;
-  const uint64_t inf = gen::bits_of(INFINITY, t);
-  const uint64_t m = std::min(static_cast<uint64_t>(v < 0 ? -v : v), inf - 1);
-  return (v < 0 ? sign : 0) | m;
+// Within 4096 ulps of a value of four mantissa bits in [1/16, 16) (1.25, 0.375, 6.5: the round
+// numbers a window is written around); r draws the value, o the distance.
+uint64_t near_round_number(uint64_t r, uint64_t o, DType t) {
+  const uint64_t round =
+      gen::bits_of(in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4), t);
+  return gen::moved_by_ulps(round, static_cast<int64_t>(o % 8193) - 4096, t).value_or(round);
 }
 
 // x in fp32 and wider: half in [1/16, 16) (where test data and thresholds usually lie), a quarter
@@ -50,9 +46,7 @@ uint64_t x_bits(std::mt19937_64 &rng, DType t) {
     const uint64_t inf = gen::bits_of(INFINITY, t);
     return (bits & inf) == inf ? bits & ~(uint64_t{1} << (width - 2)) : bits;
   }
-  const double round = in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4);
-  const int64_t offset = static_cast<int64_t>(rng() % 8193) - 4096;
-  return moved(gen::bits_of(round, t), offset, t);
+  return near_round_number(r, rng(), t);
 }
 
 // dy: three quarters in [1/4, 4), a quarter in 2^-20..2^20, either sign.
@@ -155,12 +149,9 @@ void refill_values(const OpDescriptor &op, Case &c, uint64_t seed) {
       // No random pattern here: a row of values across the whole range is mostly overflow and
       // cancellation, which says little about one element's window.
       const uint64_t r = splitmix64(h), pick = h % 4;
-      const double v = pick < 2   ? in_binades(r, -4, 4)
-                       : pick < 3 ? in_binades(r, -12, 12)
-                                  : in_binades((r & 0xf000000000000000ull) | (r & 0xfff), -4, 4);
-      const uint64_t bits = pick < 3 ? gen::bits_of(v, t.dtype)
-                                     : moved(gen::bits_of(v, t.dtype),
-                                             static_cast<int64_t>((h >> 8) % 8193) - 4096, t.dtype);
+      const uint64_t bits = pick < 2   ? gen::bits_of(in_binades(r, -4, 4), t.dtype)
+                            : pick < 3 ? gen::bits_of(in_binades(r, -12, 12), t.dtype)
+                                       : near_round_number(r, h >> 8, t.dtype);
       t.set_bits_at(i, (bits & ~sign) | (old & sign));
     }
   }

@@ -24,6 +24,10 @@ namespace aclnn_conform {
 // Elements of one sweep: every pattern of a 16-bit dtype; in fp32, a few tens of milliseconds of
 // judging.
 constexpr int64_t kSweepElements = 65536;
+// One valid, non-large generated index in this many is a sweep (campaign/task.hpp): elementwise
+// sweeps take tens of milliseconds, the refilled large calls a few tenths of a second.
+constexpr int kElementwiseSweepOneIn = 24;
+constexpr int kRowSweepOneIn = 48;
 
 // Whether the op has sweeps (range_limits or gen_large), and of which kind.
 bool has_value_sweeps(const OpDescriptor &op);

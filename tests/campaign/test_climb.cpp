@@ -198,8 +198,10 @@ TEST(ValueSweepTasks, OneValidCaseIn24OfTheElementwiseOpsIn48OfTheOthersAboveThe
     EXPECT_NE(t.origin.find("sweep"), std::string::npos);
     EXPECT_TRUE(task_from_json(to_json(t)).sweep);
   }
-  EXPECT_NEAR(static_cast<double>(sweeps), candidates / 24.0, candidates / 24.0 * 0.2);
-  EXPECT_NEAR(static_cast<double>(rows), row_candidates / 48.0, row_candidates / 48.0 * 0.2);
+  EXPECT_NEAR(static_cast<double>(sweeps), candidates / double{kElementwiseSweepOneIn},
+              candidates / double{kElementwiseSweepOneIn} * 0.2);
+  EXPECT_NEAR(static_cast<double>(rows), row_candidates / double{kRowSweepOneIn},
+              row_candidates / double{kRowSweepOneIn} * 0.2);
   for (const bool smoke : {true, false}) {
     CampaignConfig off = cfg;
     if (smoke)
