@@ -485,16 +485,33 @@ rc::Gen<uint64_t> value_bits(DType dtype, std::vector<double> hot) {
   });
 }
 
+namespace {
+int binade_of(double magnitude) {
+  return static_cast<int>(std::floor(std::log2(magnitude)));
+}
+uint64_t finite_value_bits(DType dtype, double min_magnitude, double max_magnitude, bool neg, int e,
+                           uint32_t frac) {
+  double v = std::ldexp(1.0 + frac / 4294967296.0, e);
+  v = std::clamp(v, min_magnitude, max_magnitude);
+  return bits_of(neg ? -v : v, dtype);
+}
+}  // namespace
+
 rc::Gen<uint64_t> finite_bits(DType dtype, double min_magnitude, double max_magnitude) {
-  const int lo = static_cast<int>(std::floor(std::log2(min_magnitude)));
-  const int hi = static_cast<int>(std::floor(std::log2(max_magnitude)));
   return rc::gen::apply(
       [dtype, min_magnitude, max_magnitude](bool neg, int e, uint32_t frac) {
-        double v = std::ldexp(1.0 + frac / 4294967296.0, e);
-        v = std::clamp(v, min_magnitude, max_magnitude);
-        return bits_of(neg ? -v : v, dtype);
+        return finite_value_bits(dtype, min_magnitude, max_magnitude, neg, e, frac);
       },
-      rc::gen::arbitrary<bool>(), rc::gen::inRange(lo, hi + 1), rc::gen::arbitrary<uint32_t>());
+      rc::gen::arbitrary<bool>(),
+      rc::gen::inRange(binade_of(min_magnitude), binade_of(max_magnitude) + 1),
+      rc::gen::arbitrary<uint32_t>());
+}
+
+uint64_t finite_bits_from(uint64_t word, DType dtype, double min_magnitude, double max_magnitude) {
+  const int lo = binade_of(min_magnitude), hi = binade_of(max_magnitude);
+  const int e = lo + static_cast<int>((word >> 33) % static_cast<uint64_t>(hi - lo + 1));
+  return finite_value_bits(dtype, min_magnitude, max_magnitude, (word >> 32) & 1, e,
+                           static_cast<uint32_t>(word));
 }
 
 rc::Gen<TensorArg> fill_view(TensorArg a, rc::Gen<uint64_t> bits) {

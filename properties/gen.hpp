@@ -102,6 +102,9 @@ rc::Gen<uint64_t> value_bits(DType dtype, std::vector<double> hot = {});
 std::vector<uint64_t> boundary_neighbours(double v, DType dtype);
 // Ordinary finite values only: no specials (for metamorphic properties that need finiteness).
 rc::Gen<uint64_t> finite_bits(DType dtype, double min_magnitude, double max_magnitude);
+// finite_bits' value taken from one 64-bit word (sign, binade, 32 fraction bits), for values drawn
+// from a seeded stream rather than one rapidcheck draw each (a large call's elements).
+uint64_t finite_bits_from(uint64_t word, DType dtype, double min_magnitude, double max_magnitude);
 
 // Fills every element of a's view with values from bits (also its expanded duplicates).
 rc::Gen<TensorArg> fill_view(TensorArg a, rc::Gen<uint64_t> bits);

@@ -19,6 +19,7 @@
 #include "properties/gen.hpp"
 #include "properties/op.hpp"
 #include "properties/shape_math.hpp"
+#include "properties/splitmix.hpp"
 
 namespace aclnn_conform {
 
@@ -71,9 +72,45 @@ void fill(TensorArg &t, F bits) {
 std::vector<uint64_t> draws(int64_t n, rc::Gen<uint64_t> g) {
   return *rc::gen::container<std::vector<uint64_t>>(static_cast<size_t>(n), std::move(g));
 }
-std::vector<int> coins(int64_t n, int lo, int hi) {
-  return *rc::gen::container<std::vector<int>>(static_cast<size_t>(n), rc::gen::inRange(lo, hi));
-}
+
+// The per-element draws of one call. A large call's come from one seeded stream instead of one
+// rapidcheck draw each: rapidcheck keeps a shrink tree per element, which took most of a
+// LayerNorm-only campaign's worker time (perf), and a large call shrinks by its shape and mode, not
+// element by element. The ordinary calls keep their elements' shrinks.
+class ElementDraws {
+ public:
+  explicit ElementDraws(bool large)
+      : large_(large), state_(large ? *rc::gen::noShrink(rc::gen::arbitrary<uint64_t>()) : 0) {}
+  // finite_bits(F32, lo, hi) per element.
+  std::vector<uint64_t> finite(int64_t n, double lo, double hi) {
+    if (!large_) return draws(n, gen::finite_bits(F32, lo, hi));
+    std::vector<uint64_t> v(static_cast<size_t>(n));
+    for (auto &b : v) b = gen::finite_bits_from(next(), F32, lo, hi);
+    return v;
+  }
+  // An integer in [lo, hi) per element.
+  std::vector<int> coins(int64_t n, int lo, int hi) {
+    if (!large_)
+      return *rc::gen::container<std::vector<int>>(static_cast<size_t>(n),
+                                                   rc::gen::inRange(lo, hi));
+    std::vector<int> v(static_cast<size_t>(n));
+    for (auto &c : v) c = lo + static_cast<int>(next() % static_cast<uint64_t>(hi - lo));
+    return v;
+  }
+  // value_bits(t) per element; a large call picks each from 64 such draws.
+  std::vector<uint64_t> values(int64_t n, DType t) {
+    if (!large_) return draws(n, gen::value_bits(t));
+    const auto pool = draws(64, gen::value_bits(t));
+    std::vector<uint64_t> v(static_cast<size_t>(n));
+    for (auto &b : v) b = pool[next() % pool.size()];
+    return v;
+  }
+
+ private:
+  uint64_t next() { return splitmix64(state_ += 0x9e3779b97f4a7c15ull); }
+  bool large_;
+  uint64_t state_;
+};
 
 // The shapes mean/rstd may take (LN-SHAPE-3): [A..,1..1], [A..] (not for M = 1 without leading
 // dims: that would be rank 0, LN-RANK-1) and [M].
@@ -177,9 +214,10 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
 
     const Mode mode =
         *rc::gen::weightedElement<Mode>({{5, kOrdinary}, {2, kCancel}, {2, kSpecial}});
+    ElementDraws el(large);
     // Per row: mean near the data, rstd a positive ordinary value.
-    const auto mv = draws(m, gen::finite_bits(F32, 0x1p-3, 16.0));
-    const auto rv = draws(m, gen::finite_bits(F32, 0x1p-3, 8.0));
+    const auto mv = el.finite(m, 0x1p-3, 16.0);
+    const auto rv = el.finite(m, 0x1p-3, 8.0);
     std::vector<double> mu(static_cast<size_t>(m)), rs(static_cast<size_t>(m));
     for (int64_t i = 0; i < m; ++i) {
       const size_t ii = static_cast<size_t>(i);
@@ -196,8 +234,8 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
     if (mode == kCancel) {
       // Rows whose dy*w is nearly constant and whose x sits within ulps of the mean: the terms
       // N*dy*w - S1 - xhat*S2 cancel almost completely.
-      const auto cv = draws(std::max<int64_t>(m, 1), gen::finite_bits(F32, 0x1p-2, 4.0));
-      const auto du = coins(total, -2, 3), xu = coins(total, -3, 4);
+      const auto cv = el.finite(std::max<int64_t>(m, 1), 0x1p-2, 4.0);
+      const auto du = el.coins(total, -2, 3), xu = el.coins(total, -3, 4);
       fill(dy, [&](int64_t f) {
         return gen::step_ulps(gen::bits_of(value_of(cv[static_cast<size_t>(f / n)], F32), s.xt),
                               s.xt, du[static_cast<size_t>(f)]);
@@ -207,15 +245,15 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
                               xu[static_cast<size_t>(f)]);
       });
       if (s.weight) {
-        const auto wu = coins(n, -1, 2);
+        const auto wu = el.coins(n, -1, 2);
         fill(w, [&](int64_t j) {
           return gen::step_ulps(gen::bits_of(1.0, s.wt), s.wt, wu[static_cast<size_t>(j)]);
         });
       }
     } else {
-      const auto dv = draws(total, gen::finite_bits(F32, 0x1p-6, 4.0));
-      const auto xv = draws(total, gen::finite_bits(F32, 0x1p-6, 4.0));
-      const auto dz = coins(total, 0, 12);
+      const auto dv = el.finite(total, 0x1p-6, 4.0);
+      const auto xv = el.finite(total, 0x1p-6, 4.0);
+      const auto dz = el.coins(total, 0, 12);
       fill(dy, [&](int64_t f) {
         const size_t ff = static_cast<size_t>(f);
         return gen::bits_of(dz[ff] == 0 ? 0.0 : value_of(dv[ff], F32), s.xt);
@@ -225,7 +263,7 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
         return gen::bits_of(mu[i] + value_of(xv[ff], F32) / rs[i], s.xt);
       });
       if (s.weight) {
-        const auto wv = draws(n, gen::finite_bits(F32, 0x1p-2, 4.0));
+        const auto wv = el.finite(n, 0x1p-2, 4.0);
         fill(w, [&](int64_t j) {
           return gen::bits_of(value_of(wv[static_cast<size_t>(j)], F32), s.wt);
         });
@@ -233,10 +271,10 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
       if (mode == kSpecial) {
         // A few elements of any input replaced by special values (LN-SPECIAL-1): inf, NaN,
         // subnormals, extremes; rstd may become 0, inf or NaN.
-        auto sprinkle = [](TensorArg &t, int odds) {
+        auto sprinkle = [&el](TensorArg &t, int odds) {
           if (!t.present || t.numel() == 0) return;
-          const auto hit = coins(t.numel(), 0, odds);
-          const auto v = draws(t.numel(), gen::value_bits(t.dtype));
+          const auto hit = el.coins(t.numel(), 0, odds);
+          const auto v = el.values(t.numel(), t.dtype);
           for (int64_t i = 0; i < t.numel(); ++i)
             if (hit[static_cast<size_t>(i)] == 0) t.set_bits_at(i, v[static_cast<size_t>(i)]);
         };
@@ -245,7 +283,7 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
         sprinkle(mean, 8);
         sprinkle(w, 8);
         if (*rc::gen::arbitrary<bool>()) {
-          const auto hit = coins(rstd.numel(), 0, 4);
+          const auto hit = el.coins(rstd.numel(), 0, 4);
           for (int64_t i = 0; i < rstd.numel(); ++i)
             if (hit[static_cast<size_t>(i)] == 0)
               rstd.set_bits_at(i, gen::bits_of(*rc::gen::element(0.0, INFINITY, NAN), s.st));
