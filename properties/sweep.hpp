@@ -27,7 +27,7 @@ constexpr int64_t kSweepElements = 65536;
 // One valid, non-large generated index in this many is a sweep (campaign/task.hpp): elementwise
 // sweeps take tens of milliseconds, the refilled large calls a few tenths of a second.
 constexpr int kElementwiseSweepOneIn = 24;
-constexpr int kRowSweepOneIn = 48;
+constexpr int kRowSweepOneIn = 16;
 
 // Whether the op has sweeps (range_limits or gen_large), and of which kind.
 bool has_value_sweeps(const OpDescriptor &op);

@@ -2,9 +2,12 @@
 // from one of its elements.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
+#include "properties/splitmix.hpp"
 #include "properties/sweep.hpp"
 #include "reference/dtype.hpp"
 
@@ -37,9 +40,8 @@ TEST(ValueSweep, RefilledLargeCallsKeepSignsSpecialsAndValidity) {
     const OpDescriptor &op = op_named(name);
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       const Case before = op.gen_large(Product::kAtlasA2)(rc::Random(seed), 50).value();
-      const Case after = value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value();
-      EXPECT_EQ(to_json(after),
-                to_json(value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value()));
+      Case after = before;
+      refill_values(op, after, seed);
       EXPECT_TRUE(op.check(after, {}).ok()) << name << ": " << after.describe();
       ASSERT_EQ(before.tensors.size(), after.tensors.size());
       int64_t finite = 0, typical = 0, changed = 0;
@@ -70,6 +72,44 @@ TEST(ValueSweep, RefilledLargeCallsKeepSignsSpecialsAndValidity) {
   }
 }
 
+// The float dtype of the input with the most elements.
+DType widest_input_dtype(const OpDescriptor &op, const Case &c) {
+  DType t = DType::kInt8;
+  int64_t most = -1;
+  for (const auto &[name, a] : c.tensors)
+    if (a.present && aclnn_ref::is_floating(a.dtype) && a.numel() > most &&
+        std::find(op.outputs.begin(), op.outputs.end(), name) == op.outputs.end()) {
+      most = a.numel();
+      t = a.dtype;
+    }
+  return t;
+}
+
+// A row sweep is a refilled large call, valid and the same for the same seed; half of them (by
+// the seed) are FLOAT calls, where a window of a few hundred ulps is rare, and the others of any
+// float dtype.
+TEST(ValueSweep, RowSweepsAreValidAndFloatCallsInHalfOfThem) {
+  for (const char *name : {"LayerNormBackward", "GroupedBiasAddGrad", "GroupedBiasAddGradV2"}) {
+    const OpDescriptor &op = op_named(name);
+    int float_calls = 0;
+    std::set<DType> dtypes;
+    constexpr int kSeeds = 24;
+    for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+      const Case c = value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value();
+      EXPECT_EQ(to_json(c),
+                to_json(value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value()));
+      EXPECT_TRUE(op.check(c, {}).ok()) << name << ": " << c.describe();
+      const DType t = widest_input_dtype(op, c);
+      dtypes.insert(t);
+      float_calls += t == DType::kFloat32;
+      if (splitmix64(seed) & 1) EXPECT_EQ(t, DType::kFloat32) << name << " seed " << seed;
+    }
+    EXPECT_GE(float_calls, kSeeds / 2) << name;
+    EXPECT_LT(float_calls, kSeeds) << name;
+    EXPECT_GE(dtypes.size(), 2u) << name;
+  }
+}
+
 TEST(ValueSweep, EveryDtypeIsAValidCallTheSameForTheSameSeed) {
   for (const char *name : {"GeluBackward", "SeluBackward", "LogitGrad"}) {
     const OpDescriptor &op = op_named(name);
@@ -83,6 +123,18 @@ TEST(ValueSweep, EveryDtypeIsAValidCallTheSameForTheSameSeed) {
     }
     EXPECT_EQ(dtypes.size(), 3u) << name << ": fp32, fp16 and bf16 sweeps";
   }
+}
+
+// Half the elementwise sweeps are FLOAT (a 16-bit sweep holds every x pattern already).
+TEST(ValueSweep, HalfTheElementwiseSweepsAreFloat) {
+  const OpDescriptor &op = op_named("GeluBackward");
+  std::map<DType, int> count;
+  constexpr int kSeeds = 64;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed)
+    ++count[value_sweep_case(op, Product::kAtlasA2, seed).tensors.front().second.dtype];
+  EXPECT_GT(count[DType::kFloat32], kSeeds * 3 / 8);
+  EXPECT_GT(count[DType::kFloat16], kSeeds / 8);
+  EXPECT_GT(count[DType::kBFloat16], kSeeds / 8);
 }
 
 TEST(ValueSweep, SixteenBitXTakesEveryPatternAndFp32XLiesMostlyWhereValuesUsuallyLie) {
