@@ -133,9 +133,9 @@ struct Parts {
 
 // large: about 2^15..2^18 input elements as [M, N] or [2, M/2, N] over one normalized dim (the
 // threaded paths, either side of their threshold, and the row blocks a kernel may keep partial sums
-// of in a workspace).
-rc::Gen<Case> gen_valid_sized(Product p, bool large) {
-  return rc::gen::exec([p, large] {
+// of in a workspace). every_output: outputMask all true (the call a row sweep refills).
+rc::Gen<Case> gen_valid_sized(Product p, bool large, bool every_output = false) {
+  return rc::gen::exec([p, large, every_output] {
     const auto floats = floats_of(p);
     Parts s;
     s.xt = *rc::gen::elementOf(floats);
@@ -199,7 +199,7 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large) {
       default:
         break;
     }
-    const int bits = *gen::pick(8);
+    const int bits = every_output ? 7 : *gen::pick(8);
     s.mask = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
 
     const gen::Shape ns(s.x.begin() + static_cast<std::ptrdiff_t>(lead), s.x.end());
@@ -635,6 +635,7 @@ OpDescriptor make() {
   d.value_clause = value_clause;
   d.gen_valid = gen_valid;
   d.gen_large = [](Product p) { return gen_valid_sized(p, true); };
+  d.gen_sweep = [](Product p) { return gen_valid_sized(p, true, true); };
   d.gen_invalid = gen_invalid;
   d.catalogue_op = d.name;
   d.edge_cases = layer_norm_backward_edge_cases;

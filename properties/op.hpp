@@ -63,6 +63,10 @@ struct OpDescriptor {
   // Large valid calls (tens of thousands of elements and more: threaded paths, workspaces), drawn
   // now and then by a campaign; empty if the op has none.
   std::function<rc::Gen<Case>(Product)> gen_large;
+  // The large call a row sweep refills (properties/sweep.hpp); empty: gen_large's. An op whose
+  // outputs a call may leave unrequested (LayerNormBackward's outputMask) requests them all here,
+  // so that every refilled element is judged in every output it reaches.
+  std::function<rc::Gen<Case>(Product)> gen_sweep;
 
   // ---- per-op hooks
   // The op its clauses carry in spec/clauses.json (V1 and V2 of GroupedBiasAddGrad share one).

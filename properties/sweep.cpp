@@ -159,8 +159,9 @@ void refill_values(const OpDescriptor &op, Case &c, uint64_t seed) {
     const int width = static_cast<int>(aclnn_ref::dtype_size(t.dtype)) * 8;
     const uint64_t sign = uint64_t{1} << (width - 1);
     for (int64_t i = 0; i < t.numel(); ++i) {
+      // NaN and infinities too: a row or column holding one is judged by its special-value
+      // clause, and a large call may hold one in most of them (specials are the large calls' own).
       const uint64_t old = t.bits_at(i);
-      if (!std::isfinite(aclnn_ref::decode(&old, t.dtype))) continue;
       const uint64_t h = splitmix64(seed ^ splitmix64((k << 48) ^ static_cast<uint64_t>(i)));
       // No random pattern here: a row of values across the whole range is mostly overflow and
       // cancellation, which says little about one element's window.
@@ -181,7 +182,7 @@ rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, u
   // Half the row sweeps are of a FLOAT call (a third of the large calls are): a 16-bit window of a
   // few hundred ulps is in nearly every sweep of its dtype (tens of thousands of values over eight
   // binades of 1024 or 128), a FLOAT one in a few.
-  rc::Gen<Case> large = op.gen_large(p);
+  rc::Gen<Case> large = op.gen_sweep ? op.gen_sweep(p) : op.gen_large(p);
   if (splitmix64(seed) & 1)
     large = rc::gen::suchThat(
         large, [&op](const Case &c) { return widest_float_input(op, c) == DType::kFloat32; });

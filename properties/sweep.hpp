@@ -7,9 +7,9 @@
 //   binades where values usually lie; dy is drawn per element. It shrinks by halves, down to the
 //   failing element.
 // - Ops that read rows or groups (LayerNormBackward, GroupedBiasAddGrad): the op's large valid
-//   call (gen_large) with every finite float input element drawn again from those binades, its
-//   sign kept (rstd stays positive). It shrinks as the large call does, the values following
-//   their flat index.
+//   call (gen_sweep, else gen_large) with every float input element drawn again from those
+//   binades as a finite value, its sign kept (rstd stays positive). It shrinks as the large call
+//   does, the values following their flat index.
 #pragma once
 
 #include <rapidcheck.h>
@@ -39,9 +39,10 @@ bool has_elementwise_sweeps(const OpDescriptor &op);
 rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, uint64_t seed,
                                             int size);
 
-// Every present, finite element of the float inputs (not outputs, not aliased) of c drawn again
-// from the sweep binades, keeping its sign; the draw of an element follows its tensor's position
-// and its flat index, so a smaller shrink of the call keeps the values of its first elements.
+// Every present element of the float inputs (not outputs, not aliased) of c, NaN and infinities
+// included, drawn again from the sweep binades as a finite value, keeping its sign bit; the draw of
+// an element follows its tensor's position and its flat index, so a smaller shrink of the call
+// keeps the values of its first elements.
 void refill_values(const OpDescriptor &op, Case &c, uint64_t seed);
 
 // The elementwise sweep of `seed` for product p: the first of the float dtypes (in an order the
