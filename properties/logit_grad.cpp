@@ -273,7 +273,13 @@ OpDescriptor make() {
   d.clauses = clauses_from_catalogue(d);
   d.error_axis_input = "x";
   // eps 0.001: factor() places x in [0.01, 0.99], inside the range.
-  d.range_limits = {factor, {"x", "dy", "out"}, "x", "dy", {{"eps", 0.001}}};
+  // Sweeps: eps 0.001 in about a third of them, else across the regimes of LOGIT-VALUE-1 and
+  // LOGIT-EPS-*: no clamp (< 0), 0, tiny, thresholds a 16-bit x cannot equal (0.1, 0.3, 0.4999)
+  // and ones it can (0.25, 0.5), an empty range (0.75), 1 and > 1.
+  d.range_limits = {factor, {"x", "dy", "out"}, "x", "dy", {{"eps", 0.001}}, {}};
+  for (const double eps : {0.001, 0.001, 0.001, 0.001, 0.001, 0.001, -1.0, 0.0, 1e-6, 0.1, 0.25,
+                           0.3, 0.4999, 0.5, 0.75, 1.0, 2.0})
+    d.range_limits.sweep_attrs.push_back({{"eps", eps}});
   return d;
 }
 

@@ -101,6 +101,9 @@ struct OpDescriptor {
     std::vector<std::string> tensors;
     std::string x, dy;
     std::vector<std::pair<std::string, double>> attrs;
+    // The attribute sets a value sweep (properties/sweep.hpp) takes one of, by its seed; empty:
+    // attrs.
+    std::vector<std::vector<std::pair<std::string, double>>> sweep_attrs;
   };
   RangeLimits range_limits;
 };

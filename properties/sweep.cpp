@@ -2,6 +2,7 @@
 #include "properties/sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -79,38 +80,64 @@ Case value_sweep_case(const OpDescriptor &op, Product p, uint64_t seed) {
   std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
   constexpr std::ptrdiff_t kFirstDtype[4] = {0, 0, 1, 2};
   std::rotate(dtypes.begin(), dtypes.begin() + kFirstDtype[rng() % 4], dtypes.end());
-  std::optional<Case> first;
-  for (const DType t : dtypes) {
+  // The attributes: one of the op's sweep sets, by the seed (LogitGrad's eps across its regimes:
+  // each threshold then meets every 16-bit x pattern).
+  const auto &attrs = r.sweep_attrs.empty() ? r.attrs : r.sweep_attrs[rng() % r.sweep_attrs.size()];
+  // A quarter of the sweeps give dy and the output other float dtypes than x where the op accepts
+  // such a call (a promotion path, with every 16-bit x pattern); the others one dtype.
+  const bool mixed = rng() % 4 == 0;
+  // The call with x in tx, dy in tdy, the output in tout (other tensors as x), n elements, values
+  // not yet drawn.
+  const auto call = [&](DType tx, DType tdy, DType tout, int64_t n) {
     Case c;
     c.op = op.name;
     c.product = p;
     for (const auto &name : r.tensors) {
-      TensorArg a = TensorArg::contiguous(t, {kSweepElements});
-      if (name == op.outputs[0]) std::fill(a.storage.begin(), a.storage.end(), kCanary);
+      const bool out = name == op.outputs[0];
+      TensorArg a = TensorArg::contiguous(out ? tout : name == r.dy ? tdy : tx, {n});
+      if (out) std::fill(a.storage.begin(), a.storage.end(), kCanary);
       c.tensors.emplace_back(name, std::move(a));
     }
-    for (const auto &[name, value] : r.attrs) c.attrs.emplace_back(name, value);
-    TensorArg *x = c.tensor(r.x), *dy = c.tensor(r.dy);
-    if (!x || !dy) throw std::logic_error(op.name + ": range_limits names a missing tensor");
-    // Half the fp32 x are drawn again (up to three times) where the factor is NaN, which marks
-    // where the op's result is not dy times a finite factor (LogitGrad outside its eps range).
-    for (int64_t i = 0; i < kSweepElements; ++i) {
-      uint64_t xb = static_cast<uint64_t>(i);
-      if (!sixteen_bits(t)) {
-        xb = x_bits(rng, t);
-        for (int again = (i & 1) * 3; again > 0; --again) {
-          if (std::isfinite(r.factor(aclnn_ref::decode(&xb, t)))) break;
-          xb = x_bits(rng, t);
-        }
-      }
-      x->set_bits_at(i, xb);
-      dy->set_bits_at(i, dy_bits(rng, t));
-    }
+    for (const auto &[name, value] : attrs) c.attrs.emplace_back(name, value);
+    if (!c.tensor(r.x) || !c.tensor(r.dy))
+      throw std::logic_error(op.name + ": range_limits names a missing tensor");
     c.refresh_views();
-    if (op.check(c, {}).ok()) return c;
-    if (!first) first = std::move(c);
+    return c;
+  };
+  // The dtype triples to try, in order: mixed ones first where drawn, then one dtype each.
+  std::vector<std::array<DType, 3>> tries;
+  if (mixed)
+    for (const DType t : dtypes)
+      for (const DType u : dtypes)
+        if (u != t)
+          for (const DType o : {u, t, DType::kFloat32}) tries.push_back({t, u, o});
+  for (const DType t : dtypes) tries.push_back({t, t, t});
+  // The first the oracle accepts for p, else the first of one dtype (judged as the call it is).
+  std::array<DType, 3> chosen = {dtypes[0], dtypes[0], dtypes[0]};
+  for (const auto &k : tries)
+    if (op.check(call(k[0], k[1], k[2], 1), {}).ok()) {
+      chosen = k;
+      break;
+    }
+  const auto [t, tdy, tout] = chosen;
+  Case c = call(t, tdy, tout, kSweepElements);
+  TensorArg *x = c.tensor(r.x), *dy = c.tensor(r.dy);
+  // Half the fp32 x are drawn again (up to three times) where the factor is NaN, which marks
+  // where the op's result is not dy times a finite factor (LogitGrad outside its eps range).
+  for (int64_t i = 0; i < kSweepElements; ++i) {
+    uint64_t xb = static_cast<uint64_t>(i);
+    if (!sixteen_bits(t)) {
+      xb = x_bits(rng, t);
+      for (int again = (i & 1) * 3; again > 0; --again) {
+        if (std::isfinite(r.factor(aclnn_ref::decode(&xb, t)))) break;
+        xb = x_bits(rng, t);
+      }
+    }
+    x->set_bits_at(i, xb);
+    dy->set_bits_at(i, dy_bits(rng, tdy));
   }
-  return std::move(*first);
+  c.refresh_views();
+  return c;
 }
 
 namespace {

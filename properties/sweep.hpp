@@ -26,7 +26,7 @@ namespace aclnn_conform {
 constexpr int64_t kSweepElements = 65536;
 // One valid, non-large generated index in this many is a sweep (campaign/task.hpp): elementwise
 // sweeps take tens of milliseconds, the refilled large calls a few tenths of a second.
-constexpr int kElementwiseSweepOneIn = 24;
+constexpr int kElementwiseSweepOneIn = 12;
 constexpr int kRowSweepOneIn = 16;
 
 // Whether the op has sweeps (range_limits or gen_large), and of which kind.
@@ -45,9 +45,11 @@ rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, u
 // keeps the values of its first elements.
 void refill_values(const OpDescriptor &op, Case &c, uint64_t seed);
 
-// The elementwise sweep of `seed` for product p: the first of the float dtypes (in an order the
-// seed draws) whose call the oracle accepts for p, else the first one drawn (judged as the call it
-// is). Throws std::logic_error for an op without elementwise sweeps.
+// The elementwise sweep of `seed` for product p: attributes from range_limits.sweep_attrs (else
+// attrs) by the seed; x, dy and the output in the first of the float dtypes (in an order the seed
+// draws) whose call the oracle accepts for p, else the first one drawn (judged as the call it is);
+// in a quarter of the sweeps, first x in one float dtype and dy and the output in others where the
+// op accepts such a call. Throws std::logic_error for an op without elementwise sweeps.
 Case value_sweep_case(const OpDescriptor &op, Product p, uint64_t seed);
 
 // A shrink tree that halves every tensor of a one-dimensional contiguous case (each half a

@@ -135,13 +135,51 @@ TEST(ValueSweep, EveryDtypeIsAValidCallTheSameForTheSameSeed) {
   }
 }
 
+// LogitGrad's sweeps take eps across its regimes (LOGIT-VALUE-1, LOGIT-EPS-*), 0.001 in about a
+// third; every one a valid call.
+TEST(ValueSweep, LogitGradSweepsTakeEpsAcrossItsRegimes) {
+  const OpDescriptor &op = op_named("LogitGrad");
+  std::map<double, int> eps;
+  constexpr int kSeeds = 96;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    const Case c = value_sweep_case(op, Product::kAtlasA2, seed);
+    EXPECT_TRUE(op.check(c, {}).ok()) << "seed " << seed << ": " << c.describe();
+    const AttrValue *a = c.attr("eps");
+    ASSERT_NE(a, nullptr);
+    ++eps[std::get<double>(*a)];
+  }
+  EXPECT_GT(eps[0.001], kSeeds / 5);
+  for (const double e : {-1.0, 0.0, 0.3, 0.5, 1.0, 2.0}) EXPECT_GT(eps[e], 0) << "eps " << e;
+}
+
+// A quarter of the sweeps are mixed-dtype calls where the op accepts one (GeluBackward: dy and the
+// output in other float dtypes than x, promoted); SeluBackward and LogitGrad take one dtype.
+TEST(ValueSweep, MixedDtypeSweepsWhereTheOpAcceptsThem) {
+  constexpr int kSeeds = 64;
+  for (const char *name : {"GeluBackward", "SeluBackward", "LogitGrad"}) {
+    const OpDescriptor &op = op_named(name);
+    int mixed = 0;
+    for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+      const Case c = value_sweep_case(op, Product::kAtlasA2, seed);
+      EXPECT_TRUE(op.check(c, {}).ok()) << name << " seed " << seed << ": " << c.describe();
+      mixed += c.tensor(op.range_limits.x)->dtype != c.tensor(op.range_limits.dy)->dtype;
+    }
+    if (std::string(name) == "GeluBackward") {
+      EXPECT_GT(mixed, kSeeds / 8) << name;
+      EXPECT_LT(mixed, kSeeds / 2) << name;
+    } else {
+      EXPECT_EQ(mixed, 0) << name;
+    }
+  }
+}
+
 // Half the elementwise sweeps are FLOAT (a 16-bit sweep holds every x pattern already).
 TEST(ValueSweep, HalfTheElementwiseSweepsAreFloat) {
   const OpDescriptor &op = op_named("GeluBackward");
   std::map<DType, int> count;
   constexpr int kSeeds = 64;
   for (uint64_t seed = 1; seed <= kSeeds; ++seed)
-    ++count[value_sweep_case(op, Product::kAtlasA2, seed).tensors.front().second.dtype];
+    ++count[value_sweep_case(op, Product::kAtlasA2, seed).tensor(op.range_limits.x)->dtype];
   EXPECT_GT(count[DType::kFloat32], kSeeds * 3 / 8);
   EXPECT_GT(count[DType::kFloat16], kSeeds / 8);
   EXPECT_GT(count[DType::kBFloat16], kSeeds / 8);
