@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <optional>
 #include <random>
 
 #include "properties/gen.hpp"
@@ -161,7 +160,8 @@ int64_t length(const Case &c) {
   return 0;
 }
 
-// The dtype of the float input with the most elements (kInt8 if there is none).
+}  // namespace
+
 DType widest_float_input(const OpDescriptor &op, const Case &c) {
   DType t = DType::kInt8;
   int64_t most = -1;
@@ -174,8 +174,6 @@ DType widest_float_input(const OpDescriptor &op, const Case &c) {
   }
   return t;
 }
-
-}  // namespace
 
 void refill_values(const OpDescriptor &op, Case &c, uint64_t seed) {
   for (size_t k = 0; k < c.tensors.size(); ++k) {

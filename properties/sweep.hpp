@@ -45,6 +45,10 @@ rc::Shrinkable<Case> value_sweep_shrinkable(const OpDescriptor &op, Product p, u
 // keeps the values of its first elements.
 void refill_values(const OpDescriptor &op, Case &c, uint64_t seed);
 
+// The dtype of c's float input (not an output) with the most elements; kInt8 if it has none. Half
+// the row sweeps are of calls where it is FLOAT.
+aclnn_ref::DType widest_float_input(const OpDescriptor &op, const Case &c);
+
 // The elementwise sweep of `seed` for product p: attributes from range_limits.sweep_attrs (else
 // attrs) by the seed; x, dy and the output in the first of the float dtypes (in an order the seed
 // draws) whose call the oracle accepts for p, else the first one drawn (judged as the call it is);

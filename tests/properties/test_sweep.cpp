@@ -79,19 +79,6 @@ TEST(ValueSweep, RefilledLargeCallsAreFiniteKeepSignsAndValidity) {
   EXPECT_GT(specials_seen, 0) << "no large call held a NaN or infinity to replace";
 }
 
-// The float dtype of the input with the most elements.
-DType widest_input_dtype(const OpDescriptor &op, const Case &c) {
-  DType t = DType::kInt8;
-  int64_t most = -1;
-  for (const auto &[name, a] : c.tensors)
-    if (a.present && aclnn_ref::is_floating(a.dtype) && a.numel() > most &&
-        std::find(op.outputs.begin(), op.outputs.end(), name) == op.outputs.end()) {
-      most = a.numel();
-      t = a.dtype;
-    }
-  return t;
-}
-
 // A row sweep is a refilled large call, valid and the same for the same seed; half of them (by
 // the seed) are FLOAT calls, where a window of a few hundred ulps is rare, and the others of any
 // float dtype.
@@ -106,7 +93,7 @@ TEST(ValueSweep, RowSweepsAreValidAndFloatCallsInHalfOfThem) {
       EXPECT_EQ(to_json(c),
                 to_json(value_sweep_shrinkable(op, Product::kAtlasA2, seed, 50).value()));
       EXPECT_TRUE(op.check(c, {}).ok()) << name << ": " << c.describe();
-      const DType t = widest_input_dtype(op, c);
+      const DType t = widest_float_input(op, c);
       dtypes.insert(t);
       float_calls += t == DType::kFloat32;
       if (splitmix64(seed) & 1) EXPECT_EQ(t, DType::kFloat32) << name << " seed " << seed;
