@@ -66,7 +66,7 @@ void selu_run_float(aclDataType t, bool stream, char *out, const char *dy, const
         ew::load_pair(dy + done * sdy, sdy, t, y + done * sy, sy, t, t, m, bdy, by);
     if (direct) {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
-      (in.kind, kind, t != ACL_FLOAT, in.a, in.b, out + done * so, static_cast<size_t>(m), stream);
+      (in.kind, kind, 1, in.a, in.b, out + done * so, static_cast<size_t>(m), stream);
     } else {
       HWY_DYNAMIC_DISPATCH(SeluGradFloat)
       (in.kind, kind, 0, in.a, in.b, res, static_cast<size_t>(m), 0);

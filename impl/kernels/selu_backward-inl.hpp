@@ -214,10 +214,13 @@ HWY_INLINE hn::Vec<DD> SeluGradFast(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
 // lambda, and lambda*alpha as a float-float (the low part off by 2.4e-16).
 constexpr float kLambdaF = 0x1.0cfabep+0f;  // relative error 3.3e-8
 constexpr float kLambdaAlphaHiF = 0x1.c212ccp+0f, kLambdaAlphaLoF = 0x1.903c0cp-26f;
+// lambda - kLambdaF rounded to float: kLambdaF + kLambdaLoF is lambda to 2^-49 relative.
+constexpr float kLambdaLoF =
+    static_cast<float>((selu::kLambdaHi - static_cast<double>(kLambdaF)) + selu::kLambdaLo);
 
 // The correctly rounded result for a vector of floats, as the 16-bit result of kOut (2: binary16,
 // 3: bfloat16) widened to float (exact, so the caller's narrowing returns it unchanged); kOut 1:
-// the float result (a FLOAT output; not used: FLOAT is computed in double vectors). Through the
+// the float result (a FLOAT output, for the vectors SeluGradF32 cannot settle). Through the
 // double product first (SeluGradFast: its margin is 2^29 times finer than the float one's, so it
 // settles nearly every lane the float product could not), which itself falls back to the exact
 // double-double path where it cannot decide.
@@ -258,9 +261,55 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 // kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
 // vectors take the double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
 // of fp16 vectors (0.2 % of bf16) do on random data.
+// FLOAT in float vectors (twice the double path's lanes), correctly rounded. The factor is a
+// float-float fh + fl: lambda's two floats, or y + lambda*alpha as s = y + la_hi with its error es
+// exact (TwoSum) and fl = es + la_lo. p = dy * fh with its error e exact (FMA; |p| >= 2^-100),
+// c = dy * fl, t = e + c; then q1 = p + t (1 + 2^-12) and q2 = p + t (1 - 2^-12), one FMA each.
+// Where q1 == q2 they are the correctly rounded dy * f. With u = ulp(p), the exact rest t' = dy f -
+// p differs from t by err <= 3 2^-24 |t| + 2^-24 |c| + |dy| |f - fh - fl| (f - fh - fl: lambda's
+// 2^-49 relative, or la's third part, 2.4e-16 = 2^-26.5 |la_lo|):
+// - |c| > 4u: |t| >= |c| / 2 and err <= 2^-21.6 |t| < 2^-12 |t|, so t' lies between t (1 - 2^-12)
+//   and t (1 + 2^-12), and rounding is monotonic: dy * f rounds as both ends do.
+// - |c| <= 4u: err <= 3 2^-24 |t| + 2^-21.7 u. If err > 2^-12 |t|, then |t| < 2^-9.7 u and p + t'
+//   lies within u / 8 of p, nearer than any rounding boundary around p (u / 4 at least): it rounds
+//   to p, as q1 and q2 do. Otherwise as above.
+// So no window is needed where y + lambda*alpha cancels (c is then many u, and q1 != q2 wherever a
+// boundary is near). Vectors where q1 != q2 (about 2^-12 of the lanes where c is small), or |p| is
+// outside [2^-100, FLT_MAX] (e exact: no underflow; zero, inf and NaN keep their rules) take the
+// double path, which gives the same bits (the correct rounding, VAL-EXACT-1).
+template <class DF>
+HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToUnsigned<DF> du;
+  const auto pos = hn::Ge(vy, hn::Zero(df));
+  const V la = hn::Set(df, kLambdaAlphaHiF);
+  const V s = hn::Add(vy, la);
+  const V bb = hn::Sub(s, vy);
+  const V es = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
+  const V fh = hn::IfThenElse(pos, hn::Set(df, kLambdaF), s);
+  const V fl =
+      hn::IfThenElse(pos, hn::Set(df, kLambdaLoF), hn::Add(es, hn::Set(df, kLambdaAlphaLoF)));
+  const V p = hn::Mul(vdy, fh);
+  const V e = simd::HWY_NAMESPACE::Fma(df, vdy, fh, hn::Neg(p));
+  const V t = hn::Add(e, hn::Mul(vdy, fl));
+  const V q1 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f + 0x1p-12f), p);
+  const V q2 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f - 0x1p-12f), p);
+  // |p| outside [2^-100, FLT_MAX] as one unsigned comparison of the bits without the sign.
+  constexpr uint32_t kLo = std::bit_cast<uint32_t>(0x1p-100f) << 1;
+  constexpr uint32_t kSpan = (std::bit_cast<uint32_t>(0x1.fffffep127f) << 1) - kLo;
+  const auto out_of_range = hn::RebindMask(
+      df,
+      hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan)));
+  const auto redo = hn::Or(hn::Ne(q1, q2), out_of_range);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<1>(df, vdy, vy);
+  return q1;
+}
+
 template <int kOut, class DF>
 HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
-  if constexpr (kOut != 2 && kOut != 3) {
+  if constexpr (kOut == 1) {
+    return SeluGradF32(df, vdy, vy);
+  } else if constexpr (kOut != 2 && kOut != 3) {
     return SeluGradExactF32<kOut>(df, vdy, vy);
   } else {
     const auto pos = hn::Ge(vy, hn::Zero(df));
@@ -277,7 +326,7 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 }
 
 // out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
-// a 16-bit computation dtype written directly (out_kind 2 or 3), evaluated in float vectors;
+// a contiguous output of the computation dtype (out_kind 1, 2 or 3), evaluated in float vectors;
 // `stream`: non-temporal stores (simd::stream_output).
 void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
                    size_t n, int stream) {

@@ -20,6 +20,7 @@
 #include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
 #include "tests/support/scoped_env.hpp"
+#include "tests/support/simd_targets.hpp"
 
 namespace {
 
@@ -490,6 +491,84 @@ TEST(SeluBackwardAccuracy, CorrectlyRoundedFp32RandomAndNearMidpoints_VAL_EXACT_
   std::printf("[ accuracy ] selu fp32: %lld random + %lld near-midpoint pairs correctly rounded\n",
               static_cast<long long>(n - near), static_cast<long long>(near));
 }
+
+// FLOAT's float-vector path (SeluGradF32) where its argument is tight, on every target: products
+// near rounding midpoints (within 2^-11 ulp, inside and outside its 2^-12 test; some within
+// 2^-5 ulp) for y with y + la_hi near +/-2^-5 and y a few floats from -la_hi (where y +
+// lambda*alpha cancels: no window there, by its argument), for lambda and a plain y; y within 64
+// floats of -lambda*alpha; |dy * f| near 2^-100 (its range bound), 2^-126 and FLT_MAX; each vector
+// mixes such lanes with random ones. Every result correctly rounded.
+class SeluFp32FloatPath : public aclnn_test::SimdTargetTest {};
+TEST_P(SeluFp32FloatPath, CorrectlyRoundedAtItsMargins_VAL_EXACT_1) {
+  const float la_hi = 0x1.c212ccp+0f;
+  std::vector<float> ys = {0.5f, -1.0f};
+  for (float edge : {0x1p-5f, -0x1p-5f})
+    for (int k : {-2, -1, 0, 1, 2}) ys.push_back(std::nextafter(edge - la_hi, edge - la_hi + k));
+  for (int k : {-16, -2, -1, 1, 3, 16})  // inside the window: y a few floats from -la_hi
+    ys.push_back(std::bit_cast<float>(std::bit_cast<uint32_t>(-la_hi) + k));
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::vector<float> dy, y;
+  const auto add_random = [&] {
+    dy.push_back(std::bit_cast<float>((bits(rng) & 0x3fffffffu) | 0x20000000u));
+    y.push_back(std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng));
+  };
+  const double lam_hi = 0x1.0cfabd6a91132p+0, lam_lo = 0x1.6fc7d272f2695p-55;
+  const double la_hi_d = 0x1.c212cc640f031p+0, la_lo_d = 0x1.05161b045a1f7p-56;
+  int64_t near = 0;
+  for (float yv : ys) {
+    double fh, fl;
+    if (yv >= 0) {
+      fh = lam_hi;
+      fl = lam_lo;
+    } else {
+      fh = yv + la_hi_d;
+      fl = ((static_cast<double>(yv) - (fh - (fh - yv))) + (la_hi_d - (fh - yv))) + la_lo_d;
+    }
+    for (uint32_t m = 0; m < (1u << 23); ++m) {
+      const float d = std::bit_cast<float>(0x3f800000u | m);
+      const double ph = d * fh;
+      const double p = ph + (std::fma(d, fh, -ph) + d * fl);
+      const uint64_t rest = std::bit_cast<uint64_t>(p) & ((uint64_t{1} << 29) - 1);
+      const uint64_t dist =
+          rest > (uint64_t{1} << 28) ? rest - (uint64_t{1} << 28) : (uint64_t{1} << 28) - rest;
+      // Within 2^-11 ulp of a midpoint (every 4th), or within 2^-5 ulp (every 61st).
+      if ((dist < (uint64_t{1} << 18) && (m & 3) == 0) ||
+          (dist < (uint64_t{1} << 24) && m % 61 == 0)) {
+        dy.push_back(d);
+        y.push_back(yv);
+        ++near;
+        add_random();
+      }
+    }
+  }
+  for (int k = -64; k <= 64; ++k) {
+    dy.push_back(std::bit_cast<float>(bits(rng) & 0x7fffffffu) * 0x1p-100f + 1.0f);
+    y.push_back(std::bit_cast<float>(std::bit_cast<uint32_t>(-la_hi) + k));
+  }
+  for (float target : {0x1p-100f, 0x1p-126f, FLT_MAX})
+    for (int k = -24; k <= 24; ++k) {
+      dy.push_back(std::nextafter(target / 1.0507009873554805f, k < 0 ? 0.0f : FLT_MAX) *
+                   (1.0f + static_cast<float>(k) * 0x1p-20f));
+      y.push_back(k % 3 ? 0.25f : -0.5f);
+      add_random();
+    }
+  ASSERT_GE(near, 1000) << "the scan found too few near-midpoint products";
+  const auto n = static_cast<int64_t>(dy.size());
+  std::vector<float> out(n);
+  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
+      c({n}, ACL_FLOAT, out.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Mp e;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    if (!correctly_rounded(e.v, out[i], 24, -126, FLT_MAX) && wrong++ < 3)
+      ADD_FAILURE() << std::hexfloat << "dy=" << dy[i] << " y=" << y[i] << " got=" << out[i];
+  }
+  EXPECT_EQ(wrong, 0) << "of " << n << " pairs, " << near << " near a midpoint";
+}
+ACLNN_INSTANTIATE_SIMD_TARGETS(SeluFp32FloatPath);
 
 // SELU-INT-1: INT8 exhaustive over all (dy, y) pairs; INT32 random plus near-tie dy (dy*lambda or
 // dy*(y + lambda*alpha) within 2^-20 of a half-integer), all against MPFR rounding.
