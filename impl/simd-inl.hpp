@@ -386,9 +386,16 @@ HWY_INLINE hn::Vec<DF> LoadAsF32(DF df, const void *p, size_t i) {
 
 // Stores one vector of floats at out + i as the output kind (0: double, exact; 1: float; 2: fp16,
 // 3: bf16, rounded once; bf16 treats NaN lanes only in a vector with one); stream: StoreOrStream.
-template <int kOut, class DF>
+// kBf16Bits (kOut 3): each lane's upper 16 bits already are its bfloat16 result (a kernel that
+// knows its lanes are no tie and no NaN rounds by one addition); they are stored as they are.
+template <int kOut, bool kBf16Bits = false, class DF>
 HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool stream = false) {
-  if constexpr (kOut == 0) {
+  if constexpr (kOut == 3 && kBf16Bits) {
+    const hn::RebindToUnsigned<DF> du;
+    StoreOrStream(
+        hn::TruncateTo(hn::Rebind<uint16_t, DF>(), hn::ShiftRight<16>(hn::BitCast(du, v))),
+        hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i, stream);
+  } else if constexpr (kOut == 0) {
     double *o = static_cast<double *>(out) + i;
 #if HWY_TARGET == HWY_SCALAR
     const hn::Rebind<double, DF> dd;
@@ -428,8 +435,9 @@ HWY_NOINLINE size_t BinaryF32ToBF16Insn(const void *a, const void *b, void *out,
 }
 #endif
 
-// BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
-template <int kIn, int kOut, class F>
+// BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut
+// (kBf16Bits: see StoreFromF32).
+template <int kIn, int kOut, bool kBf16Bits = false, class F>
 HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<float> df;
   constexpr size_t kInSize = kIn == 1 ? 4 : 2;
@@ -438,12 +446,12 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
   const bool s = CanStream(stream, out);
   size_t i = 0;
 #if ACLNN_SIMD_BF16_INSN
-  if constexpr (kOut == 3) {
+  if constexpr (kOut == 3 && !kBf16Bits) {
     if (simd::use_bf16_insn()) i = BinaryF32ToBF16Insn<kIn>(a, b, out, n, s, f);
   }
 #endif
   for (; i + lanes <= n; i += lanes)
-    StoreFromF32<kOut>(
+    StoreFromF32<kOut, kBf16Bits>(
         df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, a, i), LoadAsF32<kIn>(df, b, i)), out, i,
         s);
   if (i < n) {
@@ -451,12 +459,12 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
     HWY_ALIGN unsigned char ta[16 * 4] = {}, tb[16 * 4] = {}, to[16 * 8];
     std::memcpy(ta, static_cast<const unsigned char *>(a) + i * kInSize, count * kInSize);
     std::memcpy(tb, static_cast<const unsigned char *>(b) + i * kInSize, count * kInSize);
-    StoreFromF32<kOut>(
+    StoreFromF32<kOut, kBf16Bits>(
         df, CallWithKind<kOut>(f, df, LoadAsF32<kIn>(df, ta, 0), LoadAsF32<kIn>(df, tb, 0)), to, 0);
     std::memcpy(static_cast<unsigned char *>(out) + i * kOutSize, to, count * kOutSize);
   }
 }
-template <int kIn, class F>
+template <int kIn, bool kBf16Bits, class F>
 HWY_INLINE void BinaryF32Out(int out_kind, const void *a, const void *b, void *out, size_t n,
                              bool stream, F &&f) {
   switch (out_kind) {
@@ -465,21 +473,21 @@ HWY_INLINE void BinaryF32Out(int out_kind, const void *a, const void *b, void *o
     case 2:
       return BinaryF32<kIn, 2>(a, b, out, n, stream, f);
     case 3:
-      return BinaryF32<kIn, 3>(a, b, out, n, stream, f);
+      return BinaryF32<kIn, 3, kBf16Bits>(a, b, out, n, stream, f);
     default:
       return BinaryF32<kIn, 0>(a, b, out, n, stream, f);
   }
 }
-template <class F>
+template <bool kBf16Bits = false, class F>
 HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void *b, void *out,
                             size_t n, bool stream, F &&f) {
   switch (in_kind) {
     case 2:
-      return BinaryF32Out<2>(out_kind, a, b, out, n, stream, f);
+      return BinaryF32Out<2, kBf16Bits>(out_kind, a, b, out, n, stream, f);
     case 3:
-      return BinaryF32Out<3>(out_kind, a, b, out, n, stream, f);
+      return BinaryF32Out<3, kBf16Bits>(out_kind, a, b, out, n, stream, f);
     default:
-      return BinaryF32Out<1>(out_kind, a, b, out, n, stream, f);
+      return BinaryF32Out<1, kBf16Bits>(out_kind, a, b, out, n, stream, f);
   }
 }
 

@@ -321,6 +321,13 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
     constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
     const auto redo = NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
     if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
+    if constexpr (kOut == 3) {
+      // No lane is a tie, NaN or out of range here, so rounding to nearest is one addition: the
+      // upper 16 bits are the result (the caller stores them as they are: kBf16Bits). The exact
+      // path's lanes are bfloat16 values already.
+      const hn::RebindToUnsigned<DF> du;
+      return hn::BitCast(df, hn::Add(hn::BitCast(du, p), hn::Set(du, 0x8000u)));
+    }
     return p;
   }
 }
@@ -331,10 +338,10 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
                    size_t n, int stream) {
   if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, y, out, n, stream,
-                                     [](auto kind, auto df, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
-                                       return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy);
-                                     });
+    simd::HWY_NAMESPACE::BinaryF32To<true>(
+        in_kind, out_kind, dy, y, out, n, stream,
+        [](auto kind, auto df, auto vdy, auto vy)
+            ACLNN_SIMD_LAMBDA { return SeluGradFastF32<decltype(kind)::value>(df, vdy, vy); });
   else
     simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, y, out, n, stream,
                                   [](auto kind, auto dd, auto vdy, auto vy) ACLNN_SIMD_LAMBDA {
