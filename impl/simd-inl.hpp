@@ -302,8 +302,7 @@ HWY_INLINE hn::Vec<DD> LoadAsF64(DD dd, const void *p, size_t i) {
   }
 }
 
-// f(d, a, b), or f(std::integral_constant<int, kOut>(), d, a, b) when f takes the output kind (a
-// kernel whose fast path depends on the rounding that follows).
+// f(d, a, b), or f(integral_constant<int, kOut>(), d, a, b) where f takes the output kind.
 template <int kOut, class F, class D>
 HWY_INLINE hn::Vec<D> CallWithKind(F &f, D d, hn::Vec<D> a, hn::Vec<D> b) {
   if constexpr (std::is_invocable_v<F &, std::integral_constant<int, kOut>, D, hn::Vec<D>,
@@ -386,16 +385,11 @@ HWY_INLINE hn::Vec<DF> LoadAsF32(DF df, const void *p, size_t i) {
 
 // Stores one vector of floats at out + i as the output kind (0: double, exact; 1: float; 2: fp16,
 // 3: bf16, rounded once; bf16 treats NaN lanes only in a vector with one); stream: StoreOrStream.
-// kBf16Bits (kOut 3): each lane's upper 16 bits already are its bfloat16 result (a kernel that
-// knows its lanes are no tie and no NaN rounds by one addition); they are stored as they are.
+// kBf16Bits: each lane's upper 16 bits are its bfloat16 result already (a kernel that knows no
+// lane is a tie or NaN rounds by one addition), stored as they are.
 template <int kOut, bool kBf16Bits = false, class DF>
 HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool stream = false) {
-  if constexpr (kOut == 3 && kBf16Bits) {
-    const hn::RebindToUnsigned<DF> du;
-    StoreOrStream(
-        hn::TruncateTo(hn::Rebind<uint16_t, DF>(), hn::ShiftRight<16>(hn::BitCast(du, v))),
-        hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i, stream);
-  } else if constexpr (kOut == 0) {
+  if constexpr (kOut == 0) {
     double *o = static_cast<double *>(out) + i;
 #if HWY_TARGET == HWY_SCALAR
     const hn::Rebind<double, DF> dd;
@@ -412,9 +406,12 @@ HWY_INLINE void StoreFromF32(DF df, hn::Vec<DF> v, void *out, size_t i, bool str
     StoreOrStream(F16FromF32(df, v), hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i,
                   stream);
   } else {
-    const bool no_nan = hn::AllFalse(df, hn::IsNaN(v));
-    StoreOrStream(no_nan ? BF16FromF32NotNaN(df, v) : BF16FromF32(df, v),
-                  hn::Rebind<uint16_t, DF>(), static_cast<uint16_t *>(out) + i, stream);
+    const hn::Rebind<uint16_t, DF> d16;
+    const hn::RebindToUnsigned<DF> du;
+    const auto bits = kBf16Bits ? hn::TruncateTo(d16, hn::ShiftRight<16>(hn::BitCast(du, v)))
+                      : hn::AllFalse(df, hn::IsNaN(v)) ? BF16FromF32NotNaN(df, v)
+                                                       : BF16FromF32(df, v);
+    StoreOrStream(bits, d16, static_cast<uint16_t *>(out) + i, stream);
   }
 }
 
@@ -435,8 +432,7 @@ HWY_NOINLINE size_t BinaryF32ToBF16Insn(const void *a, const void *b, void *out,
 }
 #endif
 
-// BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut
-// (kBf16Bits: see StoreFromF32).
+// BinaryTo's float twin: out[i] = f(df, a[i], b[i]) evaluated in float vectors, stored as kOut.
 template <int kIn, int kOut, bool kBf16Bits = false, class F>
 HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, bool stream, F &&f) {
   const hn::ScalableTag<float> df;
@@ -467,16 +463,10 @@ HWY_INLINE void BinaryF32(const void *a, const void *b, void *out, size_t n, boo
 template <int kIn, bool kBf16Bits, class F>
 HWY_INLINE void BinaryF32Out(int out_kind, const void *a, const void *b, void *out, size_t n,
                              bool stream, F &&f) {
-  switch (out_kind) {
-    case 1:
-      return BinaryF32<kIn, 1>(a, b, out, n, stream, f);
-    case 2:
-      return BinaryF32<kIn, 2>(a, b, out, n, stream, f);
-    case 3:
-      return BinaryF32<kIn, 3, kBf16Bits>(a, b, out, n, stream, f);
-    default:
-      return BinaryF32<kIn, 0>(a, b, out, n, stream, f);
-  }
+  if (out_kind == 3) return BinaryF32<kIn, 3, kBf16Bits>(a, b, out, n, stream, f);
+  if (out_kind == 2) return BinaryF32<kIn, 2>(a, b, out, n, stream, f);
+  if (out_kind == 1) return BinaryF32<kIn, 1>(a, b, out, n, stream, f);
+  return BinaryF32<kIn, 0>(a, b, out, n, stream, f);
 }
 template <bool kBf16Bits = false, class F>
 HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void *b, void *out,
@@ -491,10 +481,8 @@ HWY_INLINE void BinaryF32To(int in_kind, int out_kind, const void *a, const void
   }
 }
 
-// !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 one comparison with the
-// unordered "not less or equal" predicate, where Not(Le) costs a comparison and a mask inversion
-// (the mask unit's port is also a vector port: measurable in the kernels bound by their count of
-// vector operations).
+// !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 one comparison (unordered
+// "not less or equal") where Not(Le) adds a mask inversion on a vector port.
 template <class D>
 HWY_INLINE hn::Mask<D> NotLe(D /*d*/, hn::Vec<D> a, hn::Vec<D> b) {
 #if HWY_TARGET == HWY_AVX3
