@@ -6,12 +6,13 @@
 // - dtypes: FLOAT, FLOAT16, BFLOAT16 in vectors (inputs exact in float; results rounded once to
 //   the output kind, or stored as doubles rounded to odd for a strided output); INT8 and INT32 in
 //   scalar code (selu_grad_int: rounded to nearest even and saturated, SELU-INT-1).
-// - accuracy: the exact value correctly rounded (VAL-EXACT-1). The common case is one product
-//   dy * f in double (FLOAT) or in float (contiguous fp16/bf16 outputs) whose error bound is far
-//   below the output's rounding; a vector with a lane whose product lies near a midpoint of the
-//   output format (or outside its normal range, zero, inf, NaN) is recomputed exactly: the factor
-//   and the product as a double-double, rounded to odd in one double, then once to the output
-//   dtype. The bounds: docs/kernels.md#selubackward.
+// - accuracy: the exact value correctly rounded (VAL-EXACT-1). A contiguous FLOAT output: float
+//   vectors with exact residuals (SeluGradF32). Otherwise one product dy * f in double (FLOAT) or
+//   in float (contiguous fp16/bf16 outputs) whose error bound is far below the output's rounding; a
+//   vector with a lane whose product lies near a midpoint of the output format (or outside its
+//   normal range, zero, inf, NaN) is recomputed exactly: the factor and the product as a
+//   double-double, rounded to odd in one double, then once to the output dtype. The bounds:
+//   docs/kernels.md#selubackward.
 // - determinism: the same IEEE operations on every target, and the fast and exact paths give the
 //   same bits, so every target gives the same bits (VAL-DET-1).
 
@@ -253,30 +254,14 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 #endif
 }
 
-// SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
-// p = dy * f in float, relative error below 3.5 * 2^-24 (lambda_f 0.56, f two roundings or one
-// where y + la_hi_f is exact (Sterbenz), la_lo_f's error at most 0.5 where y + lambda*alpha
-// cancels, the product 1; in units 2^-24), i.e. less than 3.5 float ulps from p; the 16-bit
-// rounding of p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within
-// kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
-// vectors take the double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
-// of fp16 vectors (0.2 % of bf16) do on random data.
-// FLOAT in float vectors (twice the double path's lanes), correctly rounded. The factor is a
-// float-float fh + fl: lambda's two floats, or y + lambda*alpha as s = y + la_hi with its error es
-// exact (TwoSum) and fl = es + la_lo. p = dy * fh with its error e exact (FMA; |p| >= 2^-100),
-// c = dy * fl, t = e + c; then q1 = p + t (1 + 2^-12) and q2 = p + t (1 - 2^-12), one FMA each.
-// Where q1 == q2 they are the correctly rounded dy * f. With u = ulp(p), the exact rest t' = dy f -
-// p differs from t by err <= 3 2^-24 |t| + 2^-24 |c| + |dy| |f - fh - fl| (f - fh - fl: lambda's
-// 2^-49 relative, or la's third part, 2.4e-16 = 2^-26.5 |la_lo|):
-// - |c| > 4u: |t| >= |c| / 2 and err <= 2^-21.6 |t| < 2^-12 |t|, so t' lies between t (1 - 2^-12)
-//   and t (1 + 2^-12), and rounding is monotonic: dy * f rounds as both ends do.
-// - |c| <= 4u: err <= 3 2^-24 |t| + 2^-21.7 u. If err > 2^-12 |t|, then |t| < 2^-9.7 u and p + t'
-//   lies within u / 8 of p, nearer than any rounding boundary around p (u / 4 at least): it rounds
-//   to p, as q1 and q2 do. Otherwise as above.
-// So no window is needed where y + lambda*alpha cancels (c is then many u, and q1 != q2 wherever a
-// boundary is near). Vectors where q1 != q2 (about 2^-12 of the lanes where c is small), or |p| is
-// outside [2^-100, FLT_MAX] (e exact: no underflow; zero, inf and NaN keep their rules) take the
-// double path, which gives the same bits (the correct rounding, VAL-EXACT-1).
+// FLOAT in float vectors (twice the double path's lanes), correctly rounded: the factor as a
+// float-float fh + fl (lambda's two floats, or y + la_hi by TwoSum plus la_lo), p = dy * fh with
+// its exact FMA residual e, t = e + dy * fl, and q1 = p + t (1 + 2^-12), q2 = p + t (1 - 2^-12) in
+// one FMA each. Where q1 == q2 they are the correct rounding of dy * f: t's error is below
+// 2^-12 |t| (rounding is monotonic), or t is so small that dy * f rounds to p as both do; no
+// window is needed where y + lambda*alpha cancels. Vectors where q1 != q2 (about 2^-12 of the
+// lanes) or |p| is outside [2^-100, FLT_MAX] (e exact; zero, inf, NaN) take the double path: the
+// same bits. The argument: docs/kernels.md#selubackward-float-in-float-vectors.
 template <class DF>
 HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   using V = hn::Vec<DF>;
@@ -305,6 +290,14 @@ HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   return q1;
 }
 
+// SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
+// p = dy * f in float, relative error below 3.5 * 2^-24 (lambda_f 0.56, f two roundings or one
+// where y + la_hi_f is exact (Sterbenz), la_lo_f's error at most 0.5 where y + lambda*alpha
+// cancels, the product 1; in units 2^-24), i.e. less than 3.5 float ulps from p; the 16-bit
+// rounding of p (13 or 16 bits dropped) is then the exact value's unless a midpoint lies within
+// kMargin = 4 float ulps, or p is outside the output's normal range, zero, inf or NaN: such
+// vectors take the double path (same bits as the double kernel). About 16 * 9/8192 = 1.8 %
+// of fp16 vectors (0.2 % of bf16) do on random data.
 template <int kOut, class DF>
 HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   if constexpr (kOut == 1) {
