@@ -437,6 +437,46 @@ TEST(SeluBackwardAccuracy, Fp16SubnormalResultsTheFloatProductMisrounds_VAL_EXAC
   }
 }
 
+// For every dy in [1, 2) (mantissa m): the distance of dy * f (f = lambda for y >= 0, else
+// y + lambda*alpha; the product as a double-double, rounded to double) from the nearest float
+// rounding midpoint, in units of the double's last place (2^-29 float ulp): visit(m, dy, dist).
+template <typename Visit>
+void scan_midpoint_distances(float yv, Visit visit) {
+  const double lam_hi = 0x1.0cfabd6a91132p+0, lam_lo = 0x1.6fc7d272f2695p-55;
+  const double la_hi = 0x1.c212cc640f031p+0, la_lo = 0x1.05161b045a1f7p-56;
+  double fh = lam_hi, fl = lam_lo;
+  if (yv < 0) {
+    fh = yv + la_hi;  // exact or not: the double-double below is rebuilt exactly
+    fl = ((static_cast<double>(yv) - (fh - (fh - yv))) + (la_hi - (fh - yv))) + la_lo;
+  }
+  constexpr uint64_t kHalf = uint64_t{1} << 28;
+  for (uint32_t m = 0; m < (1u << 23); ++m) {
+    const float d = std::bit_cast<float>(0x3f800000u | m);
+    const double ph = d * fh;
+    const double p = ph + (std::fma(d, fh, -ph) + d * fl);
+    const uint64_t rest = std::bit_cast<uint64_t>(p) & ((kHalf << 1) - 1);
+    visit(m, d, rest > kHalf ? rest - kHalf : kHalf - rest);
+  }
+}
+
+// FLOAT SeluBackward of (dy, y) through the ABI: the count of results that are not the exact
+// value correctly rounded (the first three reported), or -1 if the call failed.
+int64_t count_misrounded_fp32(const std::vector<float> &dy, const std::vector<float> &y) {
+  const auto n = static_cast<int64_t>(dy.size());
+  std::vector<float> dyc = dy, yc = y, out(n);
+  Tensor a({n}, ACL_FLOAT, dyc.data(), n), b({n}, ACL_FLOAT, yc.data(), n),
+      c({n}, ACL_FLOAT, out.data(), n);
+  if (run(a, b, c) != ACLNN_SUCCESS) return -1;
+  Mp e;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mp_selu_grad(e.v, dy[i], y[i]);
+    if (!correctly_rounded(e.v, out[i], 24, -126, FLT_MAX) && wrong++ < 3)
+      ADD_FAILURE() << std::hexfloat << "dy=" << dy[i] << " y=" << y[i] << " got=" << out[i];
+  }
+  return wrong;
+}
+
 TEST(SeluBackwardAccuracy, CorrectlyRoundedFp32RandomAndNearMidpoints_VAL_EXACT_1) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<uint32_t> bits;
@@ -449,45 +489,17 @@ TEST(SeluBackwardAccuracy, CorrectlyRoundedFp32RandomAndNearMidpoints_VAL_EXACT_
   // Near midpoints: every dy in [1, 2) against a few factors (lambda for y = 0.5, y + lambda*alpha
   // for negative y), kept when the double-double product dy * f lies within 64 double ulps of a
   // float midpoint (about 2 per 2^23 dy per factor).
-  const double lam_hi = 0x1.0cfabd6a91132p+0, lam_lo = 0x1.6fc7d272f2695p-55;
-  const double la_hi = 0x1.c212cc640f031p+0, la_lo = 0x1.05161b045a1f7p-56;
   int64_t near = 0;
-  for (float yv : {0.5f, -0.25f, -1.0f, -1.5f, -1.75f, -3.0f, -100.0f, -0.875f}) {
-    double fh, fl;
-    if (yv >= 0) {
-      fh = lam_hi;
-      fl = lam_lo;
-    } else {
-      fh = yv + la_hi;  // exact or not: the double-double below is rebuilt exactly
-      fl = ((static_cast<double>(yv) - (fh - (fh - yv))) + (la_hi - (fh - yv))) + la_lo;
-    }
-    for (uint32_t m = 0; m < (1u << 23); ++m) {
-      const float d = std::bit_cast<float>(0x3f800000u | m);
-      const double ph = d * fh;
-      const double pl = std::fma(d, fh, -ph) + d * fl;
-      const double p = ph + pl;
-      const uint64_t rest = std::bit_cast<uint64_t>(p) & ((uint64_t{1} << 29) - 1);
-      if (rest + 64 - (uint64_t{1} << 28) <= 128) {
-        dy.push_back(d);
-        y.push_back(yv);
-        ++near;
-      }
-    }
-  }
+  for (float yv : {0.5f, -0.25f, -1.0f, -1.5f, -1.75f, -3.0f, -100.0f, -0.875f})
+    scan_midpoint_distances(yv, [&](uint32_t, float d, uint64_t dist) {
+      if (dist > 64) return;
+      dy.push_back(d);
+      y.push_back(yv);
+      ++near;
+    });
   ASSERT_GE(near, 4) << "the scan found too few near-midpoint products to test";
   const auto n = static_cast<int64_t>(dy.size());
-  std::vector<float> out(n);
-  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
-      c({n}, ACL_FLOAT, out.data(), n);
-  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
-  Mp e;
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    mp_selu_grad(e.v, dy[i], y[i]);
-    if (!correctly_rounded(e.v, out[i], 24, -126, FLT_MAX) && wrong++ < 3)
-      ADD_FAILURE() << "dy=" << dy[i] << " y=" << y[i] << " got=" << out[i];
-  }
-  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(count_misrounded_fp32(dy, y), 0);
   std::printf("[ accuracy ] selu fp32: %lld random + %lld near-midpoint pairs correctly rounded\n",
               static_cast<long long>(n - near), static_cast<long long>(near));
 }
@@ -513,25 +525,9 @@ TEST_P(SeluFp32FloatPath, CorrectlyRoundedAtItsMargins_VAL_EXACT_1) {
     dy.push_back(std::bit_cast<float>((bits(rng) & 0x3fffffffu) | 0x20000000u));
     y.push_back(std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng));
   };
-  const double lam_hi = 0x1.0cfabd6a91132p+0, lam_lo = 0x1.6fc7d272f2695p-55;
-  const double la_hi_d = 0x1.c212cc640f031p+0, la_lo_d = 0x1.05161b045a1f7p-56;
   int64_t near = 0;
-  for (float yv : ys) {
-    double fh, fl;
-    if (yv >= 0) {
-      fh = lam_hi;
-      fl = lam_lo;
-    } else {
-      fh = yv + la_hi_d;
-      fl = ((static_cast<double>(yv) - (fh - (fh - yv))) + (la_hi_d - (fh - yv))) + la_lo_d;
-    }
-    for (uint32_t m = 0; m < (1u << 23); ++m) {
-      const float d = std::bit_cast<float>(0x3f800000u | m);
-      const double ph = d * fh;
-      const double p = ph + (std::fma(d, fh, -ph) + d * fl);
-      const uint64_t rest = std::bit_cast<uint64_t>(p) & ((uint64_t{1} << 29) - 1);
-      const uint64_t dist =
-          rest > (uint64_t{1} << 28) ? rest - (uint64_t{1} << 28) : (uint64_t{1} << 28) - rest;
+  for (float yv : ys)
+    scan_midpoint_distances(yv, [&](uint32_t m, float d, uint64_t dist) {
       // Within 2^-11 ulp of a midpoint (every 4th), or within 2^-5 ulp (every 61st).
       if ((dist < (uint64_t{1} << 18) && (m & 3) == 0) ||
           (dist < (uint64_t{1} << 24) && m % 61 == 0)) {
@@ -540,8 +536,7 @@ TEST_P(SeluFp32FloatPath, CorrectlyRoundedAtItsMargins_VAL_EXACT_1) {
         ++near;
         add_random();
       }
-    }
-  }
+    });
   for (int k = -64; k <= 64; ++k) {
     dy.push_back(std::bit_cast<float>(bits(rng) & 0x7fffffffu) * 0x1p-100f + 1.0f);
     y.push_back(std::bit_cast<float>(std::bit_cast<uint32_t>(-la_hi) + k));
@@ -554,19 +549,8 @@ TEST_P(SeluFp32FloatPath, CorrectlyRoundedAtItsMargins_VAL_EXACT_1) {
       add_random();
     }
   ASSERT_GE(near, 1000) << "the scan found too few near-midpoint products";
-  const auto n = static_cast<int64_t>(dy.size());
-  std::vector<float> out(n);
-  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
-      c({n}, ACL_FLOAT, out.data(), n);
-  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
-  Mp e;
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    mp_selu_grad(e.v, dy[i], y[i]);
-    if (!correctly_rounded(e.v, out[i], 24, -126, FLT_MAX) && wrong++ < 3)
-      ADD_FAILURE() << std::hexfloat << "dy=" << dy[i] << " y=" << y[i] << " got=" << out[i];
-  }
-  EXPECT_EQ(wrong, 0) << "of " << n << " pairs, " << near << " near a midpoint";
+  EXPECT_EQ(count_misrounded_fp32(dy, y), 0)
+      << "of " << dy.size() << " pairs, " << near << " near a midpoint";
 }
 ACLNN_INSTANTIATE_SIMD_TARGETS(SeluFp32FloatPath);
 
