@@ -552,6 +552,61 @@ TEST_P(SeluFp32FloatPath, CorrectlyRoundedAtItsMargins_VAL_EXACT_1) {
   EXPECT_EQ(count_misrounded_fp32(dy, y), 0)
       << "of " << dy.size() << " pairs, " << near << " near a midpoint";
 }
+
+// The float path (contiguous FLOAT output) against the exact double-double path (a strided
+// output takes it for every element) on 2^22 pairs per target, in runs of 64 of one kind: random
+// bits (specials included), y within 4096 and within 32 floats of -la_hi, products from tiny to
+// huge. Both are correctly rounded, so the bytes must agree, NaN payloads aside where both inputs
+// are NaN.
+TEST_P(SeluFp32FloatPath, SameBytesAsTheExactPath_VAL_EXACT_1) {
+  const int64_t n = int64_t{1} << 22;
+  std::vector<float> dy(n), y(n), flat(n), strided(2 * n);
+  std::mt19937_64 rng(7);
+  const uint32_t neg_la = std::bit_cast<uint32_t>(-0x1.c212ccp+0f);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t r = rng();
+    const auto a = static_cast<uint32_t>(r), b = static_cast<uint32_t>(r >> 32);
+    const auto near_la = [&](uint32_t span) {
+      return std::bit_cast<float>(neg_la + b % span - span / 2);
+    };
+    switch (i / 64 % 5) {  // whole vectors of one kind: a special lane sends its vector away
+      case 0:
+        dy[i] = std::bit_cast<float>(a);
+        y[i] = std::bit_cast<float>(b);
+        break;
+      case 1:
+        dy[i] = std::bit_cast<float>((a & 0x807fffffu) | 0x3f800000u);
+        y[i] = near_la(8192);
+        break;
+      case 2:
+        dy[i] = std::bit_cast<float>(a);
+        y[i] = near_la(64);
+        break;
+      case 3:  // |p| from about 2^-112 to 2^-96, across the range bound 2^-100
+        dy[i] = std::bit_cast<float>((a & 0x807fffffu) | 0x07800000u | (a & 0x00800000u) << 3);
+        y[i] = static_cast<float>(static_cast<int>(b % 2000) - 1000) / 300.0f;
+        break;
+      default:  // near FLT_MAX
+        dy[i] = std::bit_cast<float>((a & 0x807fffffu) | 0x7e800000u);
+        y[i] = static_cast<float>(static_cast<int>(b % 2000) - 1000) / 300.0f;
+        break;
+    }
+  }
+  Tensor a({n}, ACL_FLOAT, dy.data(), n), b({n}, ACL_FLOAT, y.data(), n),
+      c({n}, ACL_FLOAT, flat.data(), n);
+  ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+  Tensor cs({n}, ACL_FLOAT, strided.data(), 2 * n, {2});
+  ASSERT_EQ(run(a, b, cs), ACLNN_SUCCESS);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool both_nan = std::isnan(dy[i]) && std::isnan(y[i]);
+    if (std::bit_cast<uint32_t>(flat[i]) != std::bit_cast<uint32_t>(strided[2 * i]) &&
+        !(both_nan && std::isnan(flat[i]) && std::isnan(strided[2 * i])) && differ++ < 3)
+      ADD_FAILURE() << std::hexfloat << "dy=" << dy[i] << " y=" << y[i] << " float path " << flat[i]
+                    << ", exact path " << strided[2 * i];
+  }
+  EXPECT_EQ(differ, 0);
+}
 ACLNN_INSTANTIATE_SIMD_TARGETS(SeluFp32FloatPath);
 
 // SELU-INT-1: INT8 exhaustive over all (dy, y) pairs; INT32 random plus near-tie dy (dy*lambda or
