@@ -325,12 +325,12 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   }
 }
 
-// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `narrow`:
+// out = dy * (y >= 0 ? lambda : (y + la_hi) + la_lo), rounded once to the output kind; `direct`:
 // a contiguous output of the computation dtype (out_kind 1, 2 or 3), evaluated in float vectors;
 // `stream`: non-temporal stores (simd::stream_output).
-void SeluGradFloat(int in_kind, int out_kind, int narrow, const void *dy, const void *y, void *out,
+void SeluGradFloat(int in_kind, int out_kind, int direct, const void *dy, const void *y, void *out,
                    size_t n, int stream) {
-  if (narrow)
+  if (direct)
     simd::HWY_NAMESPACE::BinaryF32To<true>(
         in_kind, out_kind, dy, y, out, n, stream,
         [](auto kind, auto df, auto vdy, auto vy)
