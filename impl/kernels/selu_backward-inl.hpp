@@ -150,14 +150,24 @@ HWY_INLINE hn::Mask<D> NearMidpoint(D d, hn::Vec<D> p) {
   return hn::RebindMask(d, hn::Lt(hn::Sub(rest, hn::Set(du, static_cast<U>(kHalf - kMargin))),
                                   hn::Set(du, static_cast<U>(2 * kMargin + 1))));
 }
+// True in the lanes where |p| is outside [lo, hi] (zero, inf and NaN included): one unsigned
+// comparison of the bits without the sign.
+template <class D>
+HWY_INLINE hn::Mask<D> OutsideRange(D d, hn::Vec<D> p, hn::TFromD<D> lo, hn::TFromD<D> hi) {
+  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
+  const hn::RebindToUnsigned<D> du;
+  const U lo_bits = static_cast<U>(std::bit_cast<U>(lo) << 1);
+  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(hi) << 1) - lo_bits);
+  return hn::RebindMask(d,
+                        hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, lo_bits)),
+                               hn::Set(du, span)));
+}
 template <int kDrop, int kMargin, class D>
 HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_normal,
                                           hn::TFromD<D> max_finite) {
-  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
-  const hn::RebindToUnsigned<D> du;
-  const auto near_mid = hn::RebindMask(du, NearMidpoint<kDrop, kMargin>(d, p));
+  const auto near_mid = NearMidpoint<kDrop, kMargin>(d, p);
 #if HWY_TARGET == HWY_AVX3
-  if constexpr (sizeof(U) == 4 && hn::MaxLanes(D()) == 16) {
+  if constexpr (sizeof(hn::TFromD<D>) == 4 && hn::MaxLanes(D()) == 16) {
     // One operation for the range test, where the portable one takes three: on cores that run
     // AVX-512 as two halves the 16-bit SELU loop is bound by its count of operations
     // (docs/kernels.md#selubackward-measurements). Finite lanes above max_finite need no exact
@@ -173,14 +183,10 @@ HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_n
         min_normal == 0x1p-126f ? hn::Mask<D>{_mm512_fpclass_ps_mask(p.raw, 0xbf)}
                                 // NaN, +-0, +-inf, subnormal
                                 : simd::HWY_NAMESPACE::NotLe(d, hn::Set(d, min_normal), hn::Abs(p));
-    return hn::Or(hn::RebindMask(d, near_mid), outside);
+    return hn::Or(near_mid, outside);
   }
 #endif
-  const U lo = static_cast<U>(std::bit_cast<U>(min_normal) << 1);
-  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(max_finite) << 1) - lo);
-  const auto out_of_range =
-      hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, lo)), hn::Set(du, span));
-  return hn::RebindMask(d, hn::Or(near_mid, out_of_range));
+  return hn::Or(near_mid, OutsideRange(d, p, min_normal, max_finite));
 }
 
 // The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
@@ -265,7 +271,6 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 template <class DF>
 HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   using V = hn::Vec<DF>;
-  const hn::RebindToUnsigned<DF> du;
   const auto pos = hn::Ge(vy, hn::Zero(df));
   const V la = hn::Set(df, kLambdaAlphaHiF);
   const V s = hn::Add(vy, la);
@@ -279,13 +284,7 @@ HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   const V t = hn::Add(e, hn::Mul(vdy, fl));
   const V q1 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f + 0x1p-12f), p);
   const V q2 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f - 0x1p-12f), p);
-  // |p| outside [2^-100, FLT_MAX] as one unsigned comparison of the bits without the sign.
-  constexpr uint32_t kLo = std::bit_cast<uint32_t>(0x1p-100f) << 1;
-  constexpr uint32_t kSpan = (std::bit_cast<uint32_t>(0x1.fffffep127f) << 1) - kLo;
-  const auto out_of_range = hn::RebindMask(
-      df,
-      hn::Gt(hn::Sub(hn::ShiftLeft<1>(hn::BitCast(du, p)), hn::Set(du, kLo)), hn::Set(du, kSpan)));
-  const auto redo = hn::Or(hn::Ne(q1, q2), out_of_range);
+  const auto redo = hn::Or(hn::Ne(q1, q2), OutsideRange(df, p, 0x1p-100f, 0x1.fffffep127f));
   if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<1>(df, vdy, vy);
   return q1;
 }
