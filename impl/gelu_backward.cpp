@@ -40,6 +40,7 @@ constexpr const char *kOp = "aclnnGeluBackward";
 
 HWY_EXPORT(GeluGradFloat);
 HWY_EXPORT(GeluGPairF32);
+HWY_EXPORT(GeluGradTableF32PerVector);
 
 // FLOAT's table (impl/kernels/gelu_backward-inl.hpp, gelu::kTab*): at x_k = k/128 the Taylor
 // coefficients of g, in long double (g'(x) = phi(x) (2 - x^2), g'' = phi x (x^2 - 4),
@@ -55,7 +56,7 @@ uint16_t bf16_bits_rne(float f) {
 const float *gelu_f32_table() {
   static const std::vector<float> table = [] {
     namespace gl = gelu;
-    std::vector<float> t(static_cast<size_t>(gl::kTabArrays) * gl::kTabStride, 0.0f);
+    std::vector<float> t(static_cast<size_t>(gl::kTabRows) * 4, 0.0f);
     const long double inv_sqrt2 = 0.707106781186547524400844362104849039L;
     const long double inv_sqrt2pi = 0.398942280401432677939946059934381868L;
     for (int k = -gl::kTabHalf; k <= gl::kTabHalf; ++k) {
@@ -63,10 +64,9 @@ const float *gelu_f32_table() {
       const long double x = static_cast<long double>(k) / 128.0L, x2 = x * x;
       const bool nan = k == -gl::kTabHalf || k == gl::kTabHalf ||
                        std::fabs(static_cast<double>(x) - gl::kRoot) < gl::kRootWindow;
-      float *p01 = &t[gl::kTabPairA0A1 * gl::kTabStride + 2 * i];
-      float *p23 = &t[gl::kTabPairA2W * gl::kTabStride + 2 * i];
+      float *row = &t[4 * i];
       if (nan) {
-        p01[0] = p01[1] = p23[0] = p23[1] = std::numeric_limits<float>::quiet_NaN();
+        row[0] = row[1] = row[2] = row[3] = std::numeric_limits<float>::quiet_NaN();
         continue;
       }
       const long double phi = std::exp(-x2 / 2) * inv_sqrt2pi;
@@ -76,10 +76,10 @@ const float *gelu_f32_table() {
       const auto top16 = [](float f) { return static_cast<uint32_t>(bf16_bits_rne(f)); };
       const float a0lo = static_cast<float>(g - hi);
       const float a3 = static_cast<float>(phi * ((7 - x2) * x2 - 4) / 6);
-      p01[0] = hi;
-      p01[1] = static_cast<float>(phi * (2 - x2));
-      p23[0] = static_cast<float>(phi * x * (x2 - 4) / 2);
-      p23[1] = std::bit_cast<float>((top16(a3) << 16) | top16(a0lo));
+      row[0] = hi;
+      row[1] = static_cast<float>(phi * (2 - x2));
+      row[2] = static_cast<float>(phi * x * (x2 - 4) / 2);
+      row[3] = std::bit_cast<float>((top16(a3) << 16) | top16(a0lo));
     }
     return t;
   }();
@@ -90,7 +90,7 @@ struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
   bool stream = false;  // simd::stream_output
-  bool f64 = true;      // FLOAT in double vectors (unless ACLNN_CPU_GELU_FLOAT=1)
+  bool f64 = false;     // FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0)
 };
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
@@ -134,6 +134,11 @@ void run_plan(const Plan &plan) {
 // kernel multiplies by dy, n a multiple of 16.
 void gelu_f32_g_pair(const float *x, float *ghi, float *glo, size_t n) {
   HWY_DYNAMIC_DISPATCH(GeluGPairF32)(gelu_f32_table(), x, ghi, glo, n);
+}
+// For the test of the float path's deferred finishing: FLOAT's result vector by vector, as the
+// kernel's per-vector form gives it (n a multiple of 16).
+void gelu_f32_grad_per_vector(const float *dy, const float *x, float *out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(GeluGradTableF32PerVector)(gelu_f32_table(), dy, x, out, n);
 }
 }  // namespace aclnn_cpu
 
@@ -204,10 +209,10 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   plan.dy_t = gradOutput->dtype;
   plan.x_t = self->dtype;
   plan.comp = *promoted;
-  // FLOAT in float vectors only under ACLNN_CPU_GELU_FLOAT=1 (read at each call): its table's
-  // gathers measured slower than the double path on AVX-512 (docs/performance-gelu-selu.md).
+  // FLOAT in float vectors (the table) unless ACLNN_CPU_GELU_FLOAT=0 (read at each call): the
+  // double path stays for A/B measurements and as the float path's fallback for special lanes.
   const char *float_env = std::getenv("ACLNN_CPU_GELU_FLOAT");
-  plan.f64 = !(float_env != nullptr && std::strcmp(float_env, "1") == 0);
+  plan.f64 = float_env != nullptr && std::strcmp(float_env, "0") == 0;
   plan.stream = simd::stream_output(
       numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +
                                           dtype_size(gradInput->dtype)));

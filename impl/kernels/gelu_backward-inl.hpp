@@ -5,8 +5,10 @@
 // - dtypes: inputs as the computation dtype's values (FLOAT, FLOAT16, BFLOAT16: exact in float);
 //   results rounded once to the output kind (a contiguous FLOAT/FLOAT16/BFLOAT16 run) or stored as
 //   doubles for a strided output.
-// - accuracy: FLOAT within 0.72 ulp (g in double, relative error below 1.3e-8); FLOAT16 and
-//   BFLOAT16 within 0.56 and 0.51 ulp (g in float, relative error below 3e-5 for |x| <= 8);
+// - accuracy: FLOAT within 0.89 ulp, 1.39 where the rounding crosses a power of 2 (g a float-float
+//   from the table, relative error below 0.39 * 2^-24), or 0.72 ulp in double vectors
+//   (ACLNN_CPU_GELU_FLOAT=0; g's relative error below 1.3e-8); FLOAT16 and BFLOAT16 within 0.56
+//   and 0.51 ulp (g in float, relative error below 3e-5 for |x| <= 8);
 //   the spec allows 2 ulp (GELU-VALUE-1). g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1); no
 //   cancellation near g's root (GELU-SPECIAL-2). The method and the error budget:
 //   docs/kernels.md#gelubackward.
@@ -66,14 +68,12 @@ constexpr float kExpHalf32[5] = {kExp32[0], kExp32[1] / 2, kExp32[2] / 4, kExp32
                                  kExp32[4] / 16};
 // FLOAT's table (docs/performance-gelu-selu.md, "FLOAT in float vectors"): the Taylor polynomial of
 // g of degree 3 at x_k = k/128, k = -512..512: g(x_k) as a float-float a0hi + a0lo, a1 = g'(x_k),
-// a2 = g''(x_k)/2, a3 = g'''(x_k)/6, stored as two arrays of pairs (one 64-bit gather each):
-// (a0hi, a1) and (a2, w) with w the upper halves of a3 and of a0lo (bfloat16 precision: a3 h^3
-// and a0lo are below 2^-24 |g|, so 8 bits are ample). Entries whose interval lies within
-// kRootWindow of g's root, and the two ends (|x| >= 4 - 1/256), hold NaN: their lanes take the
-// double path.
+// a2 = g''(x_k)/2, a3 = g'''(x_k)/6, stored as one row of four floats per k (one 128-bit load):
+// (a0hi, a1, a2, w) with w the upper halves of a3 and of a0lo (bfloat16 precision: a3 h^3 and a0lo
+// are below 2^-24 |g|, so 8 bits are ample). Rows whose interval lies within kRootWindow of the
+// root of g, and the two ends (|x| >= 4 - 1/256), hold NaN: their lanes take the double path.
 constexpr int kTabHalf = 512;
-constexpr int kTabStride = 2 * 1032;  // floats per pair array: (2 kTabHalf + 1) pairs, padded
-enum { kTabPairA0A1 = 0, kTabPairA2W = 1, kTabArrays = 2 };
+constexpr int kTabRows = 2 * kTabHalf + 1;
 constexpr double kRoot = -0.75179152469356445746;  // g's root x0
 // Near the root, for the NaN entries' lanes with |x - x0| < kRootFormula (all of them): g(x0 + d) =
 // d q(d), q(d) = sum_k kRootTaylor[k] d^k (Taylor at x0, mpmath at 80 digits; degree 6 leaves
@@ -104,8 +104,10 @@ constexpr double kClamp = 20.0;
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "impl/simd-inl.hpp"
@@ -233,27 +235,47 @@ HWY_INLINE hn::Vec<DF> GeluGradLanesF64(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn
   return res;
 }
 
-// The pairs (pairs[2 idx], pairs[2 idx + 1]) of each lane as two vectors: one 64-bit gather per
-// half vector (half the loads of two 32-bit gathers), then the even and odd floats.
+// The table rows rows[4 idx .. 4 idx + 3] of each lane as four vectors c0..c3 (c_m's lane i holds
+// row idx[i]'s m-th float): one 128-bit load per lane and a 4x4 transpose within each 128-bit
+// block. With gathers instead the whole op took 2.2-2.4x as long on Zen 5
+// (docs/performance-gelu-selu.md); the values are the same, so the choice cannot change a result.
 template <class DF>
-HWY_INLINE void GatherPairs(DF df, const float *pairs, hn::Vec<hn::RebindToSigned<DF>> idx,
-                            hn::Vec<DF> &even, hn::Vec<DF> &odd) {
+HWY_INLINE void LoadRows4(DF df, const float *rows, hn::Vec<hn::RebindToSigned<DF>> idx,
+                          hn::Vec<DF> &c0, hn::Vec<DF> &c1, hn::Vec<DF> &c2, hn::Vec<DF> &c3) {
 #if HWY_TARGET == HWY_SCALAR
-  const auto i2 = hn::Add(idx, idx);
-  even = hn::GatherIndex(df, pairs, i2);
-  odd = hn::GatherIndex(df, pairs + 1, i2);
+  const auto i4 = hn::ShiftLeft<2>(idx);
+  c0 = hn::GatherIndex(df, rows, i4);
+  c1 = hn::GatherIndex(df, rows + 1, i4);
+  c2 = hn::GatherIndex(df, rows + 2, i4);
+  c3 = hn::GatherIndex(df, rows + 3, i4);
 #else
-  const hn::RebindToSigned<DF> di;
+  constexpr size_t kN = hn::MaxLanes(df);
+  HWY_ALIGN int32_t ix[kN];
+  hn::Store(idx, hn::RebindToSigned<DF>(), ix);
+  const hn::Full128<float> d4;
+  // y_k: block b holds row ix[4 b + k].
+  const auto y = [&](size_t k) {
+    const auto row = [&](size_t b) { return hn::LoadU(d4, rows + 4 * ix[4 * b + k]); };
+    if constexpr (kN == 4) {
+      return row(0);
+    } else if constexpr (kN == 8) {
+      return hn::Combine(df, row(1), row(0));
+    } else {
+      static_assert(kN == 16, "vectors of 4, 8 or 16 floats");
+      const hn::Half<DF> dh;
+      return hn::Combine(df, hn::Combine(dh, row(3), row(2)), hn::Combine(dh, row(1), row(0)));
+    }
+  };
+  const auto y0 = y(0), y1 = y(1), y2 = y(2), y3 = y(3);
   const hn::Repartition<double, DF> dd;
-  const hn::Half<decltype(di)> dih;
-  const hn::Rebind<int64_t, decltype(dih)> di64;
-  const double *base = reinterpret_cast<const double *>(pairs);
-  const auto lo =
-      hn::BitCast(df, hn::GatherIndex(dd, base, hn::PromoteTo(di64, hn::LowerHalf(dih, idx))));
-  const auto hi =
-      hn::BitCast(df, hn::GatherIndex(dd, base, hn::PromoteTo(di64, hn::UpperHalf(dih, idx))));
-  even = hn::ConcatEven(df, hi, lo);
-  odd = hn::ConcatOdd(df, hi, lo);
+  const auto t0 = hn::BitCast(dd, hn::InterleaveLower(df, y0, y1));  // r0c0 r1c0 r0c1 r1c1
+  const auto t1 = hn::BitCast(dd, hn::InterleaveUpper(df, y0, y1));  // r0c2 r1c2 r0c3 r1c3
+  const auto t2 = hn::BitCast(dd, hn::InterleaveLower(df, y2, y3));
+  const auto t3 = hn::BitCast(dd, hn::InterleaveUpper(df, y2, y3));
+  c0 = hn::BitCast(df, hn::InterleaveLower(dd, t0, t2));
+  c1 = hn::BitCast(df, hn::InterleaveUpper(dd, t0, t2));
+  c2 = hn::BitCast(df, hn::InterleaveLower(dd, t1, t3));
+  c3 = hn::BitCast(df, hn::InterleaveUpper(dd, t1, t3));
 #endif
 }
 
@@ -278,8 +300,7 @@ HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF
       hn::Sub(hn::BitCast(di, a), hn::Set(di, std::bit_cast<int32_t>(0x1.8p23f) - gelu::kTabHalf));
   idx = hn::Min(hn::Max(idx, hn::Zero(di)), hn::Set(di, 2 * gelu::kTabHalf));
   V a0h, a1, a2, w;
-  GatherPairs(df, tab + gelu::kTabPairA0A1 * gelu::kTabStride, idx, a0h, a1);
-  GatherPairs(df, tab + gelu::kTabPairA2W * gelu::kTabStride, idx, a2, w);
+  LoadRows4(df, tab, idx, a0h, a1, a2, w);
   const hn::RebindToUnsigned<DF> du;
   const V a3 = hn::BitCast(df, hn::And(hn::BitCast(du, w), hn::Set(du, 0xFFFF0000u)));
   const V a0l = hn::BitCast(df, hn::ShiftLeft<16>(hn::BitCast(du, w)));
@@ -336,6 +357,74 @@ HWY_INLINE hn::Vec<DF> GeluGradTableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, co
   return GeluGradLanesF64(df, dy, x, res, hn::IsNaN(res));
 }
 
+// FLOAT from the table, out = dy * g(x) as GeluGradTableF32 gives it, stored as the output kind (0:
+// doubles, 1: floats). Each chunk's vectors are first evaluated from the table alone (a lane that
+// needs the root formula or the double path gives NaN); then only the vectors holding a NaN are
+// finished: the root formula where the result is NaN within kRootFormula of the root, then the
+// double path where it is still NaN. The same bits as GeluGradTableF32 (a NaN result near the root
+// that GeluGradTableF32 sends to the double path directly, dy NaN or infinite, still reaches it or
+// gives the same infinity), but the branch on a root lane, taken by about one vector in eight of
+// normally distributed activations, cost a misprediction each in the loop; the list, filled
+// without a branch, costs none (docs/performance-gelu-selu.md).
+HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy, const float *x,
+                                void *out, size_t n, int stream) {
+  const hn::ScalableTag<float> df;
+  using V = hn::Vec<decltype(df)>;
+  const size_t lanes = hn::Lanes(df);
+  constexpr size_t kChunk = 1024;  // a multiple of every vector length
+  HWY_ALIGN float buf[kChunk];
+  uint32_t redo[kChunk];
+  // Floats written straight to out, unless streamed or over an input (gradInput may be self or
+  // gradOutput, ABI-INPUT-1: the finishing pass reads the chunk's inputs again); doubles, and the
+  // others, through buf.
+  const auto apart = [&](const float *in) {
+    const auto o = reinterpret_cast<uintptr_t>(out), i = reinterpret_cast<uintptr_t>(in);
+    return o + n * sizeof(float) <= i || i + n * sizeof(float) <= o;
+  };
+  const bool in_place =
+      out_kind == 1 && !simd::HWY_NAMESPACE::CanStream(stream, out) && apart(dy) && apart(x);
+  const size_t out_size = out_kind == 0 ? sizeof(double) : sizeof(float);
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
+    const float *cdy = dy + base, *cx = x + base;
+    float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
+    size_t count = 0;
+    for (size_t i = 0; i < full; i += lanes) {
+      V ghi, glo;
+      GeluGTableF32(df, hn::LoadU(df, cx + i), tab, ghi, glo);
+      const V vdy = hn::LoadU(df, cdy + i);
+      const V r = Fma(df, vdy, ghi, hn::Mul(vdy, glo));
+      hn::StoreU(r, df, res + i);
+      redo[count] = static_cast<uint32_t>(i);
+      count += hn::AllFalse(df, hn::IsNaN(r)) ? 0 : 1;
+    }
+    for (size_t k = 0; k < count; ++k) {
+      const size_t i = redo[k];
+      const V vx = hn::LoadU(df, cx + i), vdy = hn::LoadU(df, cdy + i);
+      V r = hn::LoadU(df, res + i);
+      const auto root = hn::And(hn::IsNaN(r), hn::Lt(hn::Abs(hn::Sub(vx, hn::Set(df, gelu::kX0Hi))),
+                                                     hn::Set(df, gelu::kRootFormula)));
+      if (!hn::AllFalse(df, root)) {
+        V rhi, rlo;
+        GeluGRootF32(df, vx, rhi, rlo);
+        r = hn::IfThenElse(root, Fma(df, vdy, rhi, hn::Mul(vdy, rlo)), r);
+      }
+      hn::StoreU(GeluGradLanesF64(df, vdy, vx, r, hn::IsNaN(r)), df, res + i);
+    }
+    if (full < m) {  // the last partial vector, padded with zeros
+      HWY_ALIGN float pdy[hn::MaxLanes(df)] = {}, px[hn::MaxLanes(df)] = {}, pr[hn::MaxLanes(df)];
+      std::copy(cdy + full, cdy + m, pdy);
+      std::copy(cx + full, cx + m, px);
+      hn::Store(GeluGradTableF32(df, hn::Load(df, pdy), hn::Load(df, px), tab), df, pr);
+      std::copy(pr, pr + (m - full), res + full);
+    }
+    if (!in_place)
+      simd::HWY_NAMESPACE::BinaryF32To(
+          1, out_kind, buf, buf, static_cast<char *>(out) + base * out_size, m, stream,
+          [](auto /*df*/, auto v, auto /*unused*/) ACLNN_SIMD_LAMBDA { return v; });
+  }
+}
+
 // dy * g(x) in float for 16-bit outputs: t = min(|x|, 8), g from the float fits (Q on [0, 4], the
 // tail fit on (4, 8] only for vectors holding such a lane), relative error below 3e-5. The lanes
 // the double path takes: inf and NaN, and for BFLOAT16 (kFarTail) |x| > 8, where g leaves float's
@@ -384,9 +473,18 @@ void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size
   }
 }
 
+// out[i] = dy[i] * g(x[i]) from GeluGradTableF32 vector by vector, n a multiple of 16: what
+// GeluGradTableTo's deferred finishing must reproduce bit for bit (its test).
+void GeluGradTableF32PerVector(const float *tab, const float *dy, const float *x, float *out,
+                               size_t n) {
+  const hn::ScalableTag<float> df;
+  for (size_t i = 0; i < n; i += hn::Lanes(df))
+    hn::StoreU(GeluGradTableF32(df, hn::LoadU(df, dy + i), hn::LoadU(df, x + i), tab), df, out + i);
+}
+
 // out = dy * g(x), rounded once to the output kind; `narrow`: the computation dtype is 16-bit
-// (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors; otherwise FLOAT, in double
-// vectors, or in float vectors from `table` (gelu_f32_table) where it is given; `stream`:
+// (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors; otherwise FLOAT, in float
+// vectors from `table` (gelu_f32_table) where it is given, else in double vectors; `stream`:
 // non-temporal stores (simd::stream_output).
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
                    const void *x, void *out, size_t n, int stream) {
@@ -400,11 +498,9 @@ void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, co
                                      [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
                                        return GeluGradF32<false>(df, vdy, vx);
                                      });
-  else if (table != nullptr)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
-                                     [table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
-                                       return GeluGradTableF32(df, vdy, vx, table);
-                                     });
+  else if (table != nullptr)  // FLOAT: the inputs are floats (in_kind 1)
+    GeluGradTableTo(out_kind, table, static_cast<const float *>(dy), static_cast<const float *>(x),
+                    out, n, stream);
   else
     simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, stream,
                                   [](auto dd, auto vdy, auto vx)

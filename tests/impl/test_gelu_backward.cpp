@@ -789,24 +789,39 @@ TEST(GeluBackwardAccuracy, Fp32Random_GELU_VALUE_1) {
   std::printf("[ accuracy ] fp32 random: %s\n", st.str().c_str());
 }
 
-// FLOAT in float vectors (ACLNN_CPU_GELU_FLOAT=1: the table of Taylor polynomials and a float-float
-// g, impl/kernels/gelu_backward-inl.hpp): special values, random pairs, the root window against
-// MPFR; the same bytes for 1 and 2 threads and on every target.
-TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL_1_2_VAL_DET_1) {
-  ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
+// Special values, `n` random pairs and 2^(k+1) floats around the root of g (every `step`-th; dy
+// 1, or varied) against MPFR, for the FLOAT path chosen by the caller (`path` names it).
+void check_special_random_root(const char *path, uint32_t seed, int64_t n, int k, int step,
+                               bool varied_dy) {
   check_known_and_special_values();
-  UlpStats st = random_f32(11, 12000);
+  UlpStats st = random_f32(seed, n);
   EXPECT_LE(st.max, 2.0) << st.str();
-  std::printf("[ accuracy ] fp32 float path, random: %s\n", st.str().c_str());
+  std::printf("[ accuracy ] fp32 %s path, random: %s\n", path, st.str().c_str());
   const float r = static_cast<float>(kGeluRootHi);
   std::vector<float> x, dy;
-  for (int k = -(1 << 15); k < (1 << 15); ++k) {
-    x.push_back(next_f32(r, k * 64));  // +-2^21 floats: the window and the intervals beyond it
-    dy.push_back(k % 3 == 0 ? 1.0f : static_cast<float>(k) * 0x1.3p-9f);
+  for (int i = -(1 << k); i < (1 << k); ++i) {
+    x.push_back(next_f32(r, i * step));
+    dy.push_back(!varied_dy || i % 3 == 0 ? 1.0f : static_cast<float>(i) * 0x1.3p-9f);
   }
   st = check_f32(dy, x);
   EXPECT_LE(st.max, 2.0) << st.str();
-  std::printf("[ accuracy ] fp32 float path, around the root: %s\n", st.str().c_str());
+  std::printf("[ accuracy ] fp32 %s path, around the root: %s\n", path, st.str().c_str());
+}
+
+// FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0; the float path takes it for |x| >= 4 - 2^-8 and
+// special values).
+TEST(GeluBackwardDoublePath, SpecialRandomRoot_GELU_VALUE_1_SPECIAL_1_2) {
+  ScopedEnv dp("ACLNN_CPU_GELU_FLOAT", "0");
+  check_special_random_root("double", 13, 6000, 14, 16, false);
+}
+
+// FLOAT in float vectors (the default, ACLNN_CPU_GELU_FLOAT=1: the table of Taylor polynomials and
+// a float-float g, impl/kernels/gelu_backward-inl.hpp): the accuracy checks above (+-2^21 floats
+// around the root: the window and the intervals beyond it); the same bytes for 1 and 2 threads and
+// on every target.
+TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL_1_2_VAL_DET_1) {
+  ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
+  check_special_random_root("float", 11, 12000, 15, 64, true);
   // Bytes: 1 and 2 threads, every target (lanes near the root, beyond 4 and special included).
   std::mt19937 rng(5);
   std::normal_distribution<float> nd(0.0f, 3.0f);
@@ -832,6 +847,77 @@ TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL
           << aclnn_cpu::simd::target_name(target) << " threads " << threads;
     }
   }
+}
+
+}  // namespace
+
+namespace aclnn_cpu {
+// impl/gelu_backward.cpp: FLOAT's result vector by vector (n a multiple of 16).
+void gelu_f32_grad_per_vector(const float *dy, const float *x, float *out, size_t n);
+}  // namespace aclnn_cpu
+
+namespace {
+
+// The float path finishes the vectors that need the root formula or the double path after the rest
+// of their chunk (GeluGradTableTo): its bytes must be those of the per-vector form, for a
+// contiguous output (written directly, and streamed when large), a strided one (through doubles),
+// gradInput over self or over gradOutput (ABI-INPUT-1: the finishing pass reads the inputs again)
+// and a length with a partial vector, on every target. x dense near the root, beyond |x| = 4 and
+// special; dy with zeros, infinities, NaN and extremes.
+TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
+  ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
+  std::mt19937 rng(17);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int64_t n = 3 * 4096 + 1024 + 48;  // several chunks of 1024, a multiple of 16
+  std::vector<float> dy(n), x(n);
+  const float specials[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 0x1p-149f, 0x1.fffffep127f};
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t kind = rng() % 16;
+    x[i] = kind < 6    ? static_cast<float>(kGeluRootHi) + nd(rng) * 0x1p-5f
+           : kind < 13 ? nd(rng) * 2.0f
+           : kind < 15 ? nd(rng) * 6.0f
+                       : specials[rng() % 7];
+    dy[i] = rng() % 32 == 0 ? specials[rng() % 7] * (rng() % 2 ? 1.0f : -1.0f) : nd(rng);
+  }
+  std::vector<float> ref(n), got(n), strided(2 * n + 1);
+  for (int64_t target : aclnn_test::simd_targets()) {
+    aclnn_test::ScopedSimdTarget forced(target);
+    const std::string name = aclnn_cpu::simd::target_name(target);
+    aclnn_cpu::gelu_f32_grad_per_vector(dy.data(), x.data(), ref.data(), static_cast<size_t>(n));
+    for (const int64_t len : {n, n - 5}) {
+      Tensor tdy({len}, ACL_FLOAT, dy.data(), n), tx({len}, ACL_FLOAT, x.data(), n),
+          tout({len}, ACL_FLOAT, got.data(), n);
+      std::fill(got.begin(), got.end(), -7.0f);
+      ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+      EXPECT_EQ(std::memcmp(ref.data(), got.data(), len * sizeof(float)), 0) << name << " " << len;
+      for (int64_t i = len; i < n; ++i) ASSERT_EQ(got[i], -7.0f) << name << " wrote past the view";
+      Tensor tst({len}, ACL_FLOAT, strided.data(), 2 * n + 1, {2}, 1);
+      ASSERT_EQ(run(tdy, tx, tst), ACLNN_SUCCESS);
+      for (int64_t i = 0; i < len; ++i)
+        ASSERT_EQ(std::bit_cast<uint32_t>(strided[1 + 2 * i]), std::bit_cast<uint32_t>(ref[i]))
+            << name << " strided, i=" << i << " x=" << x[i] << " dy=" << dy[i];
+      for (const int over : {0, 1}) {  // gradInput = self, gradInput = gradOutput
+        std::vector<float> a = dy, b = x;
+        Tensor ta({len}, ACL_FLOAT, a.data(), n), tb({len}, ACL_FLOAT, b.data(), n);
+        Tensor tsame({len}, ACL_FLOAT, over == 0 ? b.data() : a.data(), n);
+        ASSERT_EQ(run(ta, tb, tsame), ACLNN_SUCCESS);
+        EXPECT_EQ(std::memcmp(ref.data(), over == 0 ? b.data() : a.data(), len * sizeof(float)), 0)
+            << name << " in place over " << (over == 0 ? "self" : "gradOutput") << " " << len;
+      }
+    }
+  }
+  // Large enough for streamed stores (simd::stream_output): the same bytes, chunk after chunk.
+  const int64_t big = int64_t{1} << 22;
+  std::vector<float> bdy(big), bx(big), bref(big), bgot(big);
+  for (int64_t i = 0; i < big; ++i) {
+    bdy[i] = dy[i % n];
+    bx[i] = x[(i * 7) % n];
+  }
+  aclnn_cpu::gelu_f32_grad_per_vector(bdy.data(), bx.data(), bref.data(), static_cast<size_t>(big));
+  Tensor tdy({big}, ACL_FLOAT, bdy.data(), big), tx({big}, ACL_FLOAT, bx.data(), big),
+      tout({big}, ACL_FLOAT, bgot.data(), big);
+  ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+  EXPECT_EQ(std::memcmp(bref.data(), bgot.data(), big * sizeof(float)), 0);
 }
 
 TEST(GeluBackwardSlow, Fp32RandomLarge_GELU_VALUE_1) {
@@ -867,12 +953,14 @@ TEST(GeluBackwardSlow, Fp32RootWideWindowAndTail_GELU_SPECIAL_2) {
 
 namespace {
 
-// Every float x (dy = 1) through the ABI against the double reference gelu_g (libm erfc/exp
-// and the Taylor form at the root: relative error below 2^-45, so the measured distance is exact to
-// about 2^-21 ulp). The bound asserted is the spec's 2 ulp; the measured maximum is printed (the
-// design bound is 0.72 ulp: 0.5 for the rounding, 1.3e-8 relative for the fits; measured 0.6695
-// near the root, docs/kernels.md#gelubackward-measurements).
+// The double path (ACLNN_CPU_GELU_FLOAT=0; the float path's fallback lanes): every float x
+// (dy = 1) through the ABI against the double reference gelu_g (libm erfc/exp and the Taylor form
+// at the root: relative error below 2^-45, so the measured distance is exact to about 2^-21 ulp).
+// The bound asserted is the spec's 2 ulp; the measured maximum is printed (the design bound is
+// 0.72 ulp: 0.5 for the rounding, 1.3e-8 relative for the fits; measured 0.6695 near the root,
+// docs/kernels.md#gelubackward-measurements).
 TEST(GeluBackwardSlow, Fp32EveryXAgainstDoubleReference_GELU_VALUE_1) {
+  ScopedEnv dp("ACLNN_CPU_GELU_FLOAT", "0");
   const int64_t chunk = int64_t{1} << 22;
   std::vector<float> x(chunk), out(chunk);
   float one = 1.0f;
