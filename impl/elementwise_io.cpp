@@ -113,4 +113,8 @@ void store_strided(char *p, int64_t stride, aclDataType t, int64_t n, const doub
   }
 }
 
+void store_strided(char *p, int64_t stride, int64_t n, const float *v) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(p + i * stride, &v[i], sizeof(float));
+}
+
 }  // namespace aclnn_cpu::ew

@@ -39,5 +39,7 @@ BlockInputs load_pair(const char *pa, int64_t sa, aclDataType ta, const char *pb
 
 // Stores n doubles at p (byte stride) rounded once to dtype t.
 void store_strided(char *p, int64_t stride, aclDataType t, int64_t n, const double *v);
+// Stores n FLOAT results (rounded already) at p (byte stride) as they are.
+void store_strided(char *p, int64_t stride, int64_t n, const float *v);
 
 }  // namespace aclnn_cpu::ew

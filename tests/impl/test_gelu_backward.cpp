@@ -808,7 +808,7 @@ void check_special_random_root(const char *path, uint32_t seed, int64_t n, int k
   std::printf("[ accuracy ] fp32 %s path, around the root: %s\n", path, st.str().c_str());
 }
 
-// FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0; the float path takes it for |x| >= 4 - 2^-8 and
+// FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0; the float path takes it for |x| >= 6 - 2^-8 and
 // special values).
 TEST(GeluBackwardDoublePath, SpecialRandomRoot_GELU_VALUE_1_SPECIAL_1_2) {
   ScopedEnv dp("ACLNN_CPU_GELU_FLOAT", "0");
@@ -822,7 +822,7 @@ TEST(GeluBackwardDoublePath, SpecialRandomRoot_GELU_VALUE_1_SPECIAL_1_2) {
 TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL_1_2_VAL_DET_1) {
   ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
   check_special_random_root("float", 11, 12000, 15, 64, true);
-  // Bytes: 1 and 2 threads, every target (lanes near the root, beyond 4 and special included).
+  // Bytes: 1 and 2 threads, every target (lanes near the root, beyond 6 and special included).
   std::mt19937 rng(5);
   std::normal_distribution<float> nd(0.0f, 3.0f);
   const int64_t n = 200003;
@@ -860,10 +860,11 @@ namespace {
 
 // The float path finishes the vectors that need the root formula or the double path after the rest
 // of their chunk (GeluGradTableTo): its bytes must be those of the per-vector form, for a
-// contiguous output (written directly, and streamed when large), a strided one (through doubles),
-// gradInput over self or over gradOutput (ABI-INPUT-1: the finishing pass reads the inputs again)
-// and a length with a partial vector, on every target. x dense near the root, beyond |x| = 4 and
-// special; dy with zeros, infinities, NaN and extremes.
+// contiguous output (written directly, and streamed when large), a strided one (through a float
+// buffer; its gaps untouched), strided inputs, gradInput over self or over gradOutput
+// (ABI-INPUT-1: the finishing pass reads the inputs again) and a length with a partial vector, on
+// every target. x dense near the root, beyond the table (|x| = 6) and special; dy with zeros,
+// infinities, NaN and extremes.
 TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
   ScopedEnv fp("ACLNN_CPU_GELU_FLOAT", "1");
   std::mt19937 rng(17);
@@ -879,7 +880,12 @@ TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
                        : specials[rng() % 7];
     dy[i] = rng() % 32 == 0 ? specials[rng() % 7] * (rng() % 2 ? 1.0f : -1.0f) : nd(rng);
   }
-  std::vector<float> ref(n), got(n), strided(2 * n + 1);
+  std::vector<float> ref(n), got(n), strided(2 * n + 1), dy2(2 * n), x2(2 * n);
+  for (int64_t i = 0; i < n; ++i) {  // the inputs as views of stride 2, NaN between
+    dy2[2 * i] = dy[i];
+    x2[2 * i] = x[i];
+    dy2[2 * i + 1] = x2[2 * i + 1] = NAN;
+  }
   for (int64_t target : aclnn_test::simd_targets()) {
     aclnn_test::ScopedSimdTarget forced(target);
     const std::string name = aclnn_cpu::simd::target_name(target);
@@ -892,10 +898,18 @@ TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
       EXPECT_EQ(std::memcmp(ref.data(), got.data(), len * sizeof(float)), 0) << name << " " << len;
       for (int64_t i = len; i < n; ++i) ASSERT_EQ(got[i], -7.0f) << name << " wrote past the view";
       Tensor tst({len}, ACL_FLOAT, strided.data(), 2 * n + 1, {2}, 1);
-      ASSERT_EQ(run(tdy, tx, tst), ACLNN_SUCCESS);
-      for (int64_t i = 0; i < len; ++i)
-        ASSERT_EQ(std::bit_cast<uint32_t>(strided[1 + 2 * i]), std::bit_cast<uint32_t>(ref[i]))
-            << name << " strided, i=" << i << " x=" << x[i] << " dy=" << dy[i];
+      Tensor tdy2({len}, ACL_FLOAT, dy2.data(), 2 * n, {2}),
+          tx2({len}, ACL_FLOAT, x2.data(), 2 * n, {2});
+      for (const bool strided_in : {false, true}) {
+        std::fill(strided.begin(), strided.end(), -7.0f);
+        ASSERT_EQ(strided_in ? run(tdy2, tx2, tst) : run(tdy, tx, tst), ACLNN_SUCCESS);
+        for (int64_t i = 0; i < len; ++i)
+          ASSERT_EQ(std::bit_cast<uint32_t>(strided[1 + 2 * i]), std::bit_cast<uint32_t>(ref[i]))
+              << name << " strided" << (strided_in ? " in and out" : " out") << ", i=" << i
+              << " x=" << x[i] << " dy=" << dy[i];
+        for (int64_t i = 0; i < 2 * n + 1; ++i)
+          if (i % 2 == 0 || i > 2 * len) ASSERT_EQ(strided[i], -7.0f) << name << " gap " << i;
+      }
       for (const int over : {0, 1}) {  // gradInput = self, gradInput = gradOutput
         std::vector<float> a = dy, b = x;
         Tensor ta({len}, ACL_FLOAT, a.data(), n), tb({len}, ACL_FLOAT, b.data(), n);
@@ -1049,10 +1063,10 @@ TEST(GeluBackwardSlow, Fp32FloatPathEveryX_GELU_VALUE_1) {
         ++mpfr_calls;
       }
       st.add(err, xv, 1.0, out[i]);
-      // E on the float path's own lanes (the table and the root formula: |x| < 4 - 1/256; the
+      // E on the float path's own lanes (the table and the root formula: |x| < 6 - 1/256; the
       // others take the double path, whose g is not a float-float: its bound is the double
       // path's, docs/kernels.md).
-      if (std::fabs(xv) < 4.0f - 0x1p-8f) {
+      if (std::fabs(xv) < 6.0f - 0x1p-8f) {
         const double rel =
             std::fabs((static_cast<double>(hi[i]) + static_cast<double>(lo[i])) - e) /
             std::fabs(e) * 0x1p24;
