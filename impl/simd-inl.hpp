@@ -365,6 +365,33 @@ HWY_INLINE void BinaryTo(int in_kind, int out_kind, const void *a, const void *b
   }
 }
 
+// Unsigned comparisons as signed ones: u < v (unsigned) iff (u ^ sign) < (v ^ sign) (signed). AVX2
+// has only signed integer comparisons, and Highway's unsigned ones flip both sign bits; here the
+// flip of x - c folds into the subtraction (x - c + sign = x + (sign - c)) and the constant's
+// into the constant: one addition and one comparison where there were three operations.
+template <class U>
+constexpr hwy::MakeSigned<U> AsSigned(U v) {
+  return static_cast<hwy::MakeSigned<U>>(v ^ (U{1} << (sizeof(U) * 8 - 1)));
+}
+template <class DU>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DU>> OffsetAsSigned(DU du, hn::Vec<DU> x, hn::TFromD<DU> c) {
+  using U = hn::TFromD<DU>;
+  return hn::BitCast(hn::RebindToSigned<DU>(),
+                     hn::Add(x, hn::Set(du, static_cast<U>((U{1} << (sizeof(U) * 8 - 1)) - c))));
+}
+
+// True in the lanes where |p| is outside [lo, hi] (zero, inf and NaN included): one unsigned
+// comparison of the bits without the sign.
+template <class D>
+HWY_INLINE hn::Mask<D> OutsideRange(D d, hn::Vec<D> p, hn::TFromD<D> lo, hn::TFromD<D> hi) {
+  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const U lo_bits = static_cast<U>(std::bit_cast<U>(lo) << 1);
+  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(hi) << 1) - lo_bits);
+  return hn::RebindMask(d, hn::Gt(OffsetAsSigned(du, hn::ShiftLeft<1>(hn::BitCast(du, p)), lo_bits),
+                                  hn::Set(di, AsSigned(span))));
+}
 // !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 one comparison (unordered
 // "not less or equal") where Not(Le) adds a mask inversion on a vector port.
 template <class D>

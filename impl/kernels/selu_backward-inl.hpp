@@ -84,6 +84,9 @@ typename T::S selu_grad_int(typename T::S dy_s, typename T::S y_s) {
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using simd::HWY_NAMESPACE::AsSigned;
+using simd::HWY_NAMESPACE::OffsetAsSigned;
+using simd::HWY_NAMESPACE::OutsideRange;
 
 // dy * (y >= 0 ? lambda : (y + la_hi) + la_lo) as a double rounded to odd: its one rounding to
 // fp16/bf16/float that follows is the correct rounding of the exact value.
@@ -136,21 +139,6 @@ HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
 }
 
-// Unsigned comparisons as signed ones: u < v (unsigned) iff (u ^ sign) < (v ^ sign) (signed). AVX2
-// has only signed integer comparisons, and Highway's unsigned ones flip both sign bits; here the
-// flip of x - c folds into the subtraction (x - c + sign = x + (sign - c)) and the constant's
-// into the constant: one addition and one comparison where there were three operations.
-template <class U>
-constexpr hwy::MakeSigned<U> AsSigned(U v) {
-  return static_cast<hwy::MakeSigned<U>>(v ^ (U{1} << (sizeof(U) * 8 - 1)));
-}
-template <class DU>
-HWY_INLINE hn::Vec<hn::RebindToSigned<DU>> OffsetAsSigned(DU du, hn::Vec<DU> x, hn::TFromD<DU> c) {
-  using U = hn::TFromD<DU>;
-  return hn::BitCast(hn::RebindToSigned<DU>(),
-                     hn::Add(x, hn::Set(du, static_cast<U>((U{1} << (sizeof(U) * 8 - 1)) - c))));
-}
-
 // True in the lanes whose rounding of p to an output with kDrop fewer significand bits needs the
 // exact path: p's discarded bits are within kMargin units of a midpoint, or |p| is outside the
 // output's normal range [min_normal, max_finite] (checked as one unsigned comparison of the bits
@@ -165,18 +153,6 @@ HWY_INLINE hn::Mask<D> NearMidpoint(D d, hn::Vec<D> p) {
   const auto rest = hn::And(hn::BitCast(du, p), hn::Set(du, static_cast<U>((U{1} << kDrop) - 1)));
   return hn::RebindMask(d, hn::Lt(OffsetAsSigned(du, rest, static_cast<U>(kHalf - kMargin)),
                                   hn::Set(di, AsSigned(static_cast<U>(2 * kMargin + 1)))));
-}
-// True in the lanes where |p| is outside [lo, hi] (zero, inf and NaN included): one unsigned
-// comparison of the bits without the sign.
-template <class D>
-HWY_INLINE hn::Mask<D> OutsideRange(D d, hn::Vec<D> p, hn::TFromD<D> lo, hn::TFromD<D> hi) {
-  using U = hwy::MakeUnsigned<hn::TFromD<D>>;
-  const hn::RebindToUnsigned<D> du;
-  const hn::RebindToSigned<D> di;
-  const U lo_bits = static_cast<U>(std::bit_cast<U>(lo) << 1);
-  const U span = static_cast<U>(static_cast<U>(std::bit_cast<U>(hi) << 1) - lo_bits);
-  return hn::RebindMask(d, hn::Gt(OffsetAsSigned(du, hn::ShiftLeft<1>(hn::BitCast(du, p)), lo_bits),
-                                  hn::Set(di, AsSigned(span))));
 }
 template <int kDrop, int kMargin, class D>
 HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_normal,
