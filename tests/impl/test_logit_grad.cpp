@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -610,6 +611,63 @@ TEST(LogitGrad, AccuracyFp32WindowsNear0EpsAnd1) {
   EXPECT_EQ(failures, 0);
   EXPECT_LE(max_err, 2.0);  // VAL-TOL-1
   EXPECT_LE(max_err, 0.5 + 0x1p-20);
+}
+
+// FLOAT over its range: x spread over its binades in (0, 1) and near 1, and near 2^-40; dy over
+// [2^-45, 2^45], at 2^-40 and 2^40 (one float either side) and +-0; each length also shifted so
+// that the lanes meet other neighbours. Within 0.5 + 2^-20 ulp (the double path: 0.5 + 2^-28);
+// a zero dy gives a zero of its sign (the oracle's distance cannot see a zero's sign). The edges
+// are those of a float path that was tried (docs/kernels.md#logitgrad): a kernel that sends some
+// lanes elsewhere must keep both properties whatever the lane's neighbours.
+TEST(LogitGrad, AccuracyFp32SpreadEdgesAndSignedZeros) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> xs, dys;
+  const float dy_edges[] = {0x1p-40f, 0x1p40f};
+  for (int i = 0; i < 60000; ++i) {
+    const double xr = unit(rng);
+    float x =
+        i % 3 == 0 ? static_cast<float>(std::ldexp(1.0 + xr, -static_cast<int>(rng() % 45) - 1))
+        : i % 3 == 1
+            ? static_cast<float>(1.0 - std::ldexp(1.0 + xr, -static_cast<int>(rng() % 24) - 2))
+            : static_cast<float>(xr);
+    if (i % 97 == 0) x = std::nextafter(0x1p-40f, (rng() % 2) ? 1.0f : 0.0f);
+    float dy = static_cast<float>(std::ldexp(1.0 + unit(rng), static_cast<int>(rng() % 91) - 45));
+    if (i % 11 == 0) {
+      dy = dy_edges[rng() % 2];
+      const int step = static_cast<int>(rng() % 3) - 1;  // one float below, at, above the edge
+      if (step != 0) dy = std::nextafter(dy, step < 0 ? 0.0f : INFINITY);
+    }
+    if (i % 13 == 0) dy = 0.0f;
+    if (rng() % 2) dy = -dy;
+    xs.push_back(x);
+    dys.push_back(dy);
+  }
+  int failures = 0;
+  double max_err = 0;
+  for (const double eps : {-1.0, 0.0, 1e-6}) {
+    max_err = std::max(max_err, check_against_oracle(ACL_FLOAT, xs, dys, eps, &failures));
+    const std::vector<double> sx(xs.begin(), xs.end() - 5), sdy(dys.begin() + 5, dys.end());
+    max_err = std::max(max_err, check_against_oracle(ACL_FLOAT, sx, sdy, eps, &failures));
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_LE(max_err, 0.5 + 0x1p-20);
+  ::testing::Test::RecordProperty("max_ulp", std::to_string(max_err));
+  // dy = +-0 inside the range: a zero with dy's sign, as dy / (x (1 - x)) gives it (the oracle's
+  // distance cannot see a zero's sign), whichever path the lane's neighbours take.
+  const auto n = static_cast<int64_t>(xs.size());
+  HostTensor x, dy, out;
+  make(x, {n}, ACL_FLOAT);
+  make(dy, {n}, ACL_FLOAT);
+  make(out, {n}, ACL_FLOAT);
+  for (int64_t i = 0; i < n; ++i) {
+    x.set(i, xs[i]);
+    dy.set(i, i % 2 ? 0.0 : -0.0);
+  }
+  ASSERT_EQ(run(x.t, dy.t, -1.0, out.t), ACLNN_SUCCESS) << errmsg();
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_TRUE(out.get(i) == 0.0 && std::signbit(out.get(i)) == (i % 2 == 0))
+        << "x=" << xs[i] << " dy=" << (i % 2 ? "+0" : "-0") << " gave " << out.get(i);
 }
 
 }  // namespace
