@@ -141,12 +141,11 @@ bool same_special(double got, double want) {
   return got == want;  // +0 == -0 (VAL-ZERO-1); infinities by sign
 }
 
-// Runs x/dy (same length, contiguous 1-D, values already representable in dt) through the op
-// and checks every element against the oracle; returns the maximum ulp error of the value cases.
-double check_against_oracle(aclDataType dt, const std::vector<double> &xs,
-                            const std::vector<double> &dys, double eps, int *failures) {
+// Runs x/dy (same length, contiguous 1-D, rounded to dt as x and dy hold them) through the op
+// into out (x, dy and out made here).
+void run_values(aclDataType dt, const std::vector<double> &xs, const std::vector<double> &dys,
+                double eps, HostTensor &x, HostTensor &dy, HostTensor &out) {
   const auto n = static_cast<int64_t>(xs.size());
-  HostTensor x, dy, out;
   make(x, {n}, dt);
   make(dy, {n}, dt);
   make(out, {n}, dt);
@@ -155,6 +154,15 @@ double check_against_oracle(aclDataType dt, const std::vector<double> &xs,
     dy.set(i, dys[i]);
   }
   EXPECT_EQ(run(x.t, dy.t, eps, out.t), ACLNN_SUCCESS) << errmsg();
+}
+
+// run_values, then every element (as x and dy hold it) against the oracle; returns the maximum
+// ulp error of the value cases.
+double check_against_oracle(aclDataType dt, const std::vector<double> &xs,
+                            const std::vector<double> &dys, double eps, int *failures) {
+  const auto n = static_cast<int64_t>(xs.size());
+  HostTensor x, dy, out;
+  run_values(dt, xs, dys, eps, x, dy, out);
   mpfr_t q;
   mpfr_init2(q, 256);
   double max_err = 0;
@@ -656,15 +664,10 @@ TEST(LogitGrad, AccuracyFp32SpreadEdgesAndSignedZeros) {
   // dy = +-0 inside the range: a zero with dy's sign, as dy / (x (1 - x)) gives it (the oracle's
   // distance cannot see a zero's sign), whichever path the lane's neighbours take.
   const auto n = static_cast<int64_t>(xs.size());
+  std::vector<double> zeros(xs.size());
+  for (int64_t i = 0; i < n; ++i) zeros[i] = i % 2 ? 0.0 : -0.0;
   HostTensor x, dy, out;
-  make(x, {n}, ACL_FLOAT);
-  make(dy, {n}, ACL_FLOAT);
-  make(out, {n}, ACL_FLOAT);
-  for (int64_t i = 0; i < n; ++i) {
-    x.set(i, xs[i]);
-    dy.set(i, i % 2 ? 0.0 : -0.0);
-  }
-  ASSERT_EQ(run(x.t, dy.t, -1.0, out.t), ACLNN_SUCCESS) << errmsg();
+  run_values(ACL_FLOAT, xs, zeros, -1.0, x, dy, out);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_TRUE(out.get(i) == 0.0 && std::signbit(out.get(i)) == (i % 2 == 0))
         << "x=" << xs[i] << " dy=" << (i % 2 ? "+0" : "-0") << " gave " << out.get(i);
