@@ -333,14 +333,20 @@ HWY_INLINE void GeluGRootF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF>
   glo = Fma(df, dlo, qh, Fma(df, s, ql, Fma(df, s, qh, hn::Neg(ghi))));
 }
 
+// The lanes of the root formula: a NaN result (`nan`) within kRootFormula of the root.
+template <class DF>
+HWY_INLINE hn::Mask<DF> GeluRootLanes(DF df, hn::Vec<DF> x, hn::Mask<DF> nan) {
+  return hn::And(
+      nan, hn::Lt(hn::Abs(hn::Sub(x, hn::Set(df, gelu::kX0Hi))), hn::Set(df, gelu::kRootFormula)));
+}
+
 // The root window's lanes (a NaN entry and |x - x0| < kRootFormula, decided per lane) from
 // GeluGRootF32; only vectors holding a NaN entry pay for it.
 template <class DF>
 HWY_INLINE void GeluGRootLanesF32(DF df, hn::Vec<DF> x, hn::Vec<DF> &ghi, hn::Vec<DF> &glo) {
   const auto nan = hn::IsNaN(ghi);
   if (HWY_LIKELY(hn::AllFalse(df, nan))) return;
-  const auto root = hn::And(
-      nan, hn::Lt(hn::Abs(hn::Sub(x, hn::Set(df, gelu::kX0Hi))), hn::Set(df, gelu::kRootFormula)));
+  const auto root = GeluRootLanes(df, x, nan);
   hn::Vec<DF> rhi, rlo;
   GeluGRootF32(df, x, rhi, rlo);
   ghi = hn::IfThenElse(root, rhi, ghi);
@@ -404,8 +410,7 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       const size_t i = redo[k];
       const V vx = hn::LoadU(df, cx + i), vdy = hn::LoadU(df, cdy + i);
       V r = hn::LoadU(df, res + i);
-      const auto root = hn::And(hn::IsNaN(r), hn::Lt(hn::Abs(hn::Sub(vx, hn::Set(df, gelu::kX0Hi))),
-                                                     hn::Set(df, gelu::kRootFormula)));
+      const auto root = GeluRootLanes(df, vx, hn::IsNaN(r));
       if (!hn::AllFalse(df, root)) {
         V rhi, rlo;
         GeluGRootF32(df, vx, rhi, rlo);
