@@ -115,12 +115,17 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F16FromF32(DF df, hn::Vec<DF> v) {
 #endif
 }
 
-// Float bits u rounded to nearest even at bit 16 and shifted down: the bfloat16 in the low half
-// (NaN lanes unspecified).
+// Float bits u rounded to nearest even at bit 16: the bfloat16 in the upper half, the lower half
+// unspecified (NaN lanes unspecified).
+template <class DU>
+HWY_INLINE hn::Vec<DU> BF16RoundedUpper(DU du, hn::Vec<DU> u) {
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  return hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd);
+}
+// The same shifted down: the bfloat16 in the low half.
 template <class DU>
 HWY_INLINE hn::Vec<DU> BF16RoundedBits(DU du, hn::Vec<DU> u) {
-  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+  return hn::ShiftRight<16>(BF16RoundedUpper(du, u));
 }
 
 // float -> bfloat16 bits, round to nearest even; NaN keeps its sign and top payload, made quiet.

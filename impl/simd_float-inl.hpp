@@ -18,7 +18,8 @@ HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// ---- float evaluation (ops whose output dtype is 16-bit: float has ample precision) ----------
+// ---- float evaluation (16-bit outputs, where float has ample precision, and FLOAT kernels that
+// prove their bound in float) ---------------------------------------------------------------------
 
 // One vector of floats from element i of a run of the input kind (1: float, 2: binary16,
 // 3: bfloat16); exact.
@@ -94,8 +95,7 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
   const hn::RebindToUnsigned<DF> du;
   const auto u = hn::BitCast(du, v);
   if constexpr (kBf16Bits) return u;
-  const auto rounded =
-      hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u)));
+  const auto rounded = BF16RoundedUpper(du, u);
   const auto nan = hn::IsNaN(v);
   if (hn::AllFalse(df, nan)) return rounded;
   return hn::IfThenElse(hn::RebindMask(du, nan), hn::Or(u, hn::Set(du, 0x00400000u)), rounded);
@@ -106,7 +106,8 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
 // a shift gives the even elements as floats and a mask the odd ones, one operation each where
 // widening takes two, and one shift and one 16-bit blend put the results back where narrowing
 // takes three (AVX2: shift, shuffle, permute). f is elementwise, so the lane order is its own
-// business: the bits are those of the one-vector loop.
+// business: the bits are those of the one-vector loop. Where BinaryF32ToBF16Insn ran, it has done
+// the full vectors and this is not called.
 template <bool kBf16Bits, class F>
 HWY_INLINE size_t BinaryBF16Pairs(const void *a, const void *b, void *out, size_t n, bool stream,
                                   F &f) {
