@@ -105,8 +105,10 @@ void add_rows(int kind, const void *src, int64_t row_stride, int64_t rows, doubl
 // order (16-bit rows: eight-row float trees from row_begin, then rows one at a time). Contiguous
 // rows go to the SIMD layer in place; other views are copied eight rows at a time into a
 // contiguous block first, so every layout adds the same values in the same order (the same bits).
+// `alone`: the call runs on one thread (how far ahead a stream from memory is requested).
 template <aclDataType DT>
-void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, double *acc) {
+void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, bool alone,
+              double *acc) {
   using T = std::conditional_t<DT == ACL_FLOAT, float, uint16_t>;
   constexpr int kind = DT == ACL_FLOAT ? 1 : DT == ACL_FLOAT16 ? 2 : 3;
   constexpr auto es = static_cast<int64_t>(sizeof(T));
@@ -114,10 +116,13 @@ void sum_rows(const Plan &p, const Unit &u, int64_t h0, int64_t w, bool tree, do
   if (u.row_begin == u.row_end) return;           // empty group: gradY may be empty, with NULL data
   const char *base = p.gy + u.g * p.group_stride;
   if (p.h_stride == es) {
+    auto read = gbag::kInCache;
+    if (p.total_elements * es > simd::streaming_threshold_bytes()) {
+      read = gbag::memory_row_read();
+      if (read == gbag::kOneStream && alone) read = gbag::kOneStreamAlone;
+    }
     add_rows(kind, base + u.row_begin * p.row_stride + h0 * es, p.row_stride,
-             u.row_end - u.row_begin, acc, w, tree,
-             p.total_elements * es > simd::streaming_threshold_bytes() ? gbag::memory_row_read()
-                                                                       : gbag::kInCache);
+             u.row_end - u.row_begin, acc, w, tree, read);
     return;
   }
   T block[8 * kChunkH];  // eight rows of w <= kChunkH elements, contiguous
@@ -151,13 +156,14 @@ void execute_typed(const Plan &p, double *ws) {
   const auto n1 = static_cast<int64_t>(p.units.size()) * n_chunks;
   // Below kParallelElements of input everything runs on the calling thread.
   const int64_t total = p.total_elements;
+  const bool alone = total < kParallelElements || n1 == 1 || num_threads() == 1;
   parallel_for(n1, total < kParallelElements ? n1 : 1, [&](int64_t begin, int64_t end) {
     double acc[kChunkH];
     for (int64_t t = begin; t < end; ++t) {
       const Unit &u = p.units[t / n_chunks];
       const int64_t h0 = (t % n_chunks) * kChunkH;
       const int64_t w = std::min(kChunkH, p.H - h0);
-      sum_rows<DT>(p, u, h0, w, tree, acc);
+      sum_rows<DT>(p, u, h0, w, tree, alone, acc);
       if (u.row_begin == u.row_end)  // empty group (GBAG-EMPTY-1): +0
         for (int64_t h = 0; h < w; ++h) acc[h] = 0.0;
       if (u.partial < 0)

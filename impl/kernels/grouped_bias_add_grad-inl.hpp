@@ -68,7 +68,12 @@ HWY_INLINE void PrefetchRowsL1(const unsigned char *r0, ptrdiff_t stride, size_t
 // acc += rows r0, r1, ... in that order, kRows rows per pass over acc: each column's sum is held
 // in a register across the kRows additions (the same additions in the same order as one row at a
 // time, so the same bits) and acc is loaded and stored once per kRows rows instead of once per row.
-// Rows left over (fewer than kRows) go one at a time.
+// Rows left over (fewer than kRows) go one at a time. From memory (`prefetch`) the next pass's rows
+// are requested into L2 (each row is a page or two and the hardware prefetchers stop at pages; in
+// cache the requests cost time) and this pass's rows kLineAhead elements ahead into L1
+// (PrefetchRowsL1), except one row in vectors narrower than 512 bits: there the request cost more
+// than it saved (AVX2 on Zen 5, 1 thread: 10.6 against 9.41 ms; AVX-512 within 2 %, kept).
+// Measured: docs/kernels.md#groupedbiasaddgrad-measurements.
 template <int kIn, size_t kRows>
 HWY_INLINE void AccumulateRowsT(const unsigned char *src, ptrdiff_t stride, size_t rows,
                                 double *acc, size_t n, bool prefetch) {
@@ -78,12 +83,6 @@ HWY_INLINE void AccumulateRowsT(const unsigned char *src, ptrdiff_t stride, size
   size_t r = 0;
   for (; r + kRows <= rows; r += kRows) {
     const unsigned char *r0 = src + static_cast<ptrdiff_t>(r) * stride;
-    // The next pass's rows, requested into L2 when they come from memory: each row is a page
-    // or two and the hardware prefetchers stop at pages (only from memory: in cache it costs
-    // time; docs/kernels.md#groupedbiasaddgrad-measurements). And this pass's rows kLineAhead
-    // elements ahead into L1 (PrefetchRowsL1), except one row in vectors narrower than 512 bits:
-    // there the request cost more than it saved (AVX2 on Zen 5, 1 thread: 10.6 against 9.41 ms;
-    // AVX-512 within 2 %, kept).
     const unsigned char *next =
         prefetch && r + 2 * kRows <= rows ? r0 + static_cast<ptrdiff_t>(kRows) * stride : nullptr;
     size_t i = 0;
@@ -104,6 +103,60 @@ HWY_INLINE void AccumulateRowsT(const unsigned char *src, ptrdiff_t stride, size
         AccumulateT<kIn>(r0 + static_cast<ptrdiff_t>(k) * stride + i * kInSize, acc + i, n - i);
   }
   for (; r < rows; ++r) AccumulateT<kIn>(src + static_cast<ptrdiff_t>(r) * stride, acc, n);
+}
+
+// acc[j] += row[j] (FLOAT) for the vectors at i (advanced) below `end` and within n, with the line
+// at `line` + 4 j requested into L2 at every 64 bytes of the row (no request where line is 0) and,
+// on vectors of 512 bits, the row kLineAhead elements ahead into L1 (as AccumulateRowsT<1, 1>).
+HWY_INLINE void AddRowSpan(const unsigned char *row, ptrdiff_t stride, double *acc, size_t &i,
+                           size_t end, size_t n, uintptr_t line) {
+  const hn::ScalableTag<double> dd;
+  const size_t lanes = hn::Lanes(dd);
+  const auto add = [&] {
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsF64<1>(dd, row, i)), dd, acc + i);
+  };
+  if (line == 0) {
+    for (; i < end && i + lanes <= n; i += lanes) add();
+    return;
+  }
+  for (; i < end && i + lanes <= n; i += lanes) {
+    if ((i * 4) % 64 == 0) {
+      __builtin_prefetch(reinterpret_cast<const void *>(line + i * 4), 0, 2);
+      if (hn::MaxLanes(dd) >= 8) PrefetchRowsL1<1>(row, stride, (i + kLineAhead) * 4);
+    }
+    add();
+  }
+}
+
+// FLOAT rows from memory as one stream on a call's only thread (gbag::kOneStreamAlone): acc +=
+// row after row, with the line kStreamAhead bytes further along the rows' sequence (row r, byte b
+// at r * row bytes + b, whatever the stride) requested into L2. On one thread the next row of a
+// (65536, 1024) call, 4 KB ahead, was too close for memory's latency at this rate (Zen 5, 1
+// thread: AVX2 11.3 -> 9.3 ms, AVX-512 9.9 -> 8.9); with both cores streaming, memory's bandwidth
+// limits and the next row measured 3-7 % faster than 8 to 32 KB ahead
+// (docs/kernels.md#groupedbiasaddgrad-measurements).
+constexpr size_t kStreamAhead = 8192;
+HWY_INLINE void AccumulateRowsOneStream(const unsigned char *src, ptrdiff_t stride, size_t rows,
+                                        double *acc, size_t n) {
+  const size_t row_bytes = n * 4;
+  if (row_bytes == 0) return;
+  const size_t rows_ahead = kStreamAhead / row_bytes, bytes_ahead = kStreamAhead % row_bytes;
+  // Row r's byte b is followed kStreamAhead bytes later by row r + rows_ahead's byte
+  // b + bytes_ahead, or from the wrap on by the next row's b + bytes_ahead - row_bytes; addresses
+  // as integers (0: past the last row, no request).
+  const auto line_base = [&](size_t ar, size_t back) -> uintptr_t {
+    return ar < rows ? reinterpret_cast<uintptr_t>(src + static_cast<ptrdiff_t>(ar) * stride) +
+                           bytes_ahead - back
+                     : 0;
+  };
+  const size_t wrap = (row_bytes - bytes_ahead) / 4;  // the first element past the wrap
+  for (size_t r = 0; r < rows; ++r) {
+    const unsigned char *row = src + static_cast<ptrdiff_t>(r) * stride;
+    size_t i = 0;
+    AddRowSpan(row, stride, acc, i, wrap, n, line_base(r + rows_ahead, 0));
+    AddRowSpan(row, stride, acc, i, n, n, line_base(r + rows_ahead + 1, row_bytes));
+    if (i < n) AccumulateT<1>(row + i * 4, acc + i, n - i);
+  }
 }
 
 // acc += the tree sums (below) of rows[0..7] at columns [i, i + Lanes(dd)), dd's half of the
@@ -212,7 +265,10 @@ void AccumulateRowsF64(int kind, const void *src, ptrdiff_t stride, size_t rows,
   const bool prefetch = read != gbag::kInCache;
   // FLOAT: summed in double (FLOAT rows are bound by memory; the choices are measured in
   // docs/kernels.md#groupedbiasaddgrad-measurements): eight rows per pass, or from memory where
-  // one stream measured faster, one row after the other with the next row requested into L2.
+  // one stream measured faster, one row after the other with the next row requested into L2, or
+  // on a call's only thread kStreamAhead bytes ahead.
+  if (kind == 1 && read == gbag::kOneStreamAlone)
+    return AccumulateRowsOneStream(s, stride, rows, acc, n);
   if (kind == 1 && read == gbag::kOneStream)
     return AccumulateRowsT<1, 1>(s, stride, rows, acc, n, true);
   if (kind == 1) return AccumulateRowsT<1, 8>(s, stride, rows, acc, n, prefetch);

@@ -12,9 +12,11 @@ namespace aclnn_cpu::gbag {
 // the next eight requested into L2 and each row's next lines into L1 (the default: on the Intel
 // Xeon VM eight rows per pass measured faster than four). From memory as FLOAT rows one after the
 // other, the next row requested into L2 (one stream: faster than eight on the AMD Zen 5 VM, not
-// measured on other machines). 16-bit rows are eight-row trees in every mode, the next block
-// requested into L2 from memory. The same bits in every mode.
-enum RowRead : int { kInCache = 0, kEightStreams = 1, kOneStream = 2 };
+// measured on other machines), or where the call runs on one thread the line 8 KB further along
+// the rows (one core's outstanding requests, not memory's bandwidth, limit it then). 16-bit rows
+// are eight-row trees in every mode, the next block requested into L2 from memory. The same bits in
+// every mode.
+enum RowRead : int { kInCache = 0, kEightStreams = 1, kOneStream = 2, kOneStreamAlone = 3 };
 
 // acc[i] += src[i] for i < n, src of `kind` (1 FLOAT, 2 FLOAT16, 3 BFLOAT16).
 void accumulate_f64(int kind, const void *src, double *acc, size_t n);

@@ -839,10 +839,11 @@ TEST_P(GroupedBiasAddGradRows, AccumulateInTheDocumentedOrder) {
             aclnn_cpu::gbag::accumulate_f64(kind, src.data() + r * stride, one.data(), n);
           ASSERT_EQ(one, want);
         }
-        // In cache; from memory as eight streams; from memory as one stream.
+        // In cache; from memory as eight streams; from memory as one stream, the next row or
+        // (alone) 8 KB ahead.
         for (aclnn_cpu::gbag::RowRead read :
              {aclnn_cpu::gbag::kInCache, aclnn_cpu::gbag::kEightStreams,
-              aclnn_cpu::gbag::kOneStream}) {
+              aclnn_cpu::gbag::kOneStream, aclnn_cpu::gbag::kOneStreamAlone}) {
           std::vector<double> batched = acc0;
           aclnn_cpu::gbag::accumulate_rows_f64(kind, src.data(), static_cast<ptrdiff_t>(stride),
                                                rows, batched.data(), n, read);
