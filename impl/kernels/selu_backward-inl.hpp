@@ -252,6 +252,26 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 #endif
 }
 
+// dy * f as p + t, p = dy * fh rounded and t = its exact FMA residual plus dy * fl, with the factor
+// a float-float fh + fl: lambda's two floats, or y + la_hi by TwoSum plus la_lo (SeluGradF32 and
+// SeluGradNearF32).
+template <class DF>
+HWY_INLINE void SeluProductF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy, hn::Vec<DF> &p,
+                               hn::Vec<DF> &t) {
+  using V = hn::Vec<DF>;
+  const auto pos = hn::Ge(vy, hn::Zero(df));
+  const V la = hn::Set(df, kLambdaAlphaHiF);
+  const V s = hn::Add(vy, la);
+  const V bb = hn::Sub(s, vy);
+  const V es = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
+  const V fh = hn::IfThenElse(pos, hn::Set(df, kLambdaF), s);
+  const V fl =
+      hn::IfThenElse(pos, hn::Set(df, kLambdaLoF), hn::Add(es, hn::Set(df, kLambdaAlphaLoF)));
+  p = hn::Mul(vdy, fh);
+  const V e = simd::HWY_NAMESPACE::Fma(df, vdy, fh, hn::Neg(p));
+  t = hn::Add(e, hn::Mul(vdy, fl));
+}
+
 // FLOAT in float vectors (twice the double path's lanes), correctly rounded: the factor as a
 // float-float fh + fl (lambda's two floats, or y + la_hi by TwoSum plus la_lo), p = dy * fh with
 // its exact FMA residual e, t = e + dy * fl, and q1 = p + t (1 + 2^-12), q2 = p + t (1 - 2^-12) in
@@ -263,22 +283,50 @@ HWY_INLINE hn::Vec<DF> SeluGradExactF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) 
 template <class DF>
 HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   using V = hn::Vec<DF>;
-  const auto pos = hn::Ge(vy, hn::Zero(df));
-  const V la = hn::Set(df, kLambdaAlphaHiF);
-  const V s = hn::Add(vy, la);
-  const V bb = hn::Sub(s, vy);
-  const V es = hn::Add(hn::Sub(vy, hn::Sub(s, bb)), hn::Sub(la, bb));
-  const V fh = hn::IfThenElse(pos, hn::Set(df, kLambdaF), s);
-  const V fl =
-      hn::IfThenElse(pos, hn::Set(df, kLambdaLoF), hn::Add(es, hn::Set(df, kLambdaAlphaLoF)));
-  const V p = hn::Mul(vdy, fh);
-  const V e = simd::HWY_NAMESPACE::Fma(df, vdy, fh, hn::Neg(p));
-  const V t = hn::Add(e, hn::Mul(vdy, fl));
+  V p, t;
+  SeluProductF32(df, vdy, vy, p, t);
   const V q1 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f + 0x1p-12f), p);
   const V q2 = simd::HWY_NAMESPACE::Fma(df, t, hn::Set(df, 1.0f - 0x1p-12f), p);
   const auto redo = hn::Or(hn::Ne(q1, q2), OutsideRange(df, p, 0x1p-100f, 0x1.fffffep127f));
   if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<1>(df, vdy, vy);
   return q1;
+}
+
+// The vectors SeluGradFastF32 could not settle for a 16-bit output (kOut 2: binary16, 3: bfloat16):
+// dy * f as the float-float hi + lo (SeluProductF32, then Fast2Sum), within 2^-35.7 of the exact
+// value relatively for binary16 and bfloat16 inputs, and rounded to odd in one float, whose one
+// rounding to the 16-bit output is then the exact value's: unless hi is itself a 16-bit midpoint
+// and |lo| <= 2^-32 |hi| (the exact value's side undecided), or a lane's p lies outside the
+// output's normal range (or below 2^-100, where the residual could be inexact), zero, inf or NaN.
+// Such vectors take the double path (same bits). For one lane near a midpoint, this replaced two
+// double halves and their narrowing (docs/kernels.md#selubackward-16-bit-lanes-near-a-midpoint).
+template <int kOut, class DF>
+HWY_NOINLINE hn::Vec<DF> SeluGradNearF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  V p, t;
+  SeluProductF32(df, vdy, vy, p, t);
+  const V hi = hn::Add(p, t);
+  const V lo = hn::Sub(t, hn::Sub(hi, p));  // exact: |t| < 2^-13 |p|
+  constexpr int kDrop = kOut == 2 ? 13 : 16;
+  const auto rest = hn::And(hn::BitCast(du, hi), hn::Set(du, (1u << kDrop) - 1));
+  const auto mid = hn::RebindMask(df, hn::Eq(rest, hn::Set(du, 1u << (kDrop - 1))));
+  const auto undecided =
+      hn::And(mid, hn::Le(hn::Abs(lo), hn::Mul(hn::Abs(hi), hn::Set(df, 0x1p-32f))));
+  const auto outside =
+      OutsideRange(df, p, kOut == 2 ? 0x1p-14f : 0x1p-100f, kOut == 2 ? 65504.0f : 0x1.fep127f);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Or(undecided, outside))))
+    return SeluGradExactF32<kOut>(df, vdy, vy);
+  // Rounded to odd: toward zero, the last bit set where lo is not zero.
+  const auto hb = hn::BitCast(di, hi);
+  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
+  const auto odd =
+      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
+  const V ro = hn::IfThenElse(hn::Ne(lo, hn::Zero(df)), hn::BitCast(df, odd), hi);
+  if constexpr (kOut == 3)  // no tie: rounding to nearest is one addition (as SeluGradFastF32)
+    return hn::BitCast(df, hn::Add(hn::BitCast(du, ro), hn::Set(du, 0x8000u)));
+  return ro;
 }
 
 // SeluGradFast in float for fp16/bf16 inputs and outputs: f = lambda_f or (y + la_hi_f) + la_lo_f,
@@ -304,7 +352,7 @@ HWY_INLINE hn::Vec<DF> SeluGradFastF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
     constexpr float kMinNormal = kOut == 2 ? 0x1p-14f : 0x1p-126f;
     constexpr float kMaxFinite = kOut == 2 ? 65504.0f : 0x1.fep127f;
     const auto redo = NeedsExactRounding<kDrop, 4>(df, p, kMinNormal, kMaxFinite);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradExactF32<kOut>(df, vdy, vy);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) return SeluGradNearF32<kOut>(df, vdy, vy);
     if constexpr (kOut == 3) {
       // No lane is a tie, NaN or out of range here, so rounding to nearest is one addition: the
       // upper 16 bits are the result (the caller stores them as they are: kBf16Bits). The exact

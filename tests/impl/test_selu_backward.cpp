@@ -609,6 +609,69 @@ TEST_P(SeluFp32FloatPath, SameBytesAsTheExactPath_VAL_EXACT_1) {
 }
 ACLNN_INSTANTIATE_SIMD_TARGETS(SeluFp32FloatPath);
 
+// 16-bit outputs' lanes near a midpoint (SeluGradNearF32: the float-float product rounded to odd),
+// on every target: for 48 dy of each format (random, and a few of record) and every y, the pairs
+// whose product lies within 8 float ulps of a 16-bit midpoint in normal range, packed together so
+// that whole vectors take that path (about a ninth of their lanes have the float-float's high part
+// on the midpoint itself, where only the low part's sign decides). Every result correctly rounded
+// against MPFR, and the same bytes as the exact path (a strided output takes it for every element).
+class Selu16BitNearMidpoints : public aclnn_test::SimdTargetTest {};
+TEST_P(Selu16BitNearMidpoints, CorrectlyRoundedInFloat_VAL_EXACT_1) {
+  struct Fmt {
+    aclDataType dt;
+    double (*decode)(uint16_t);
+    int drop, p, emin;
+    double max;
+  };
+  const Fmt fmts[] = {
+      {ACL_FLOAT16, [](uint16_t h) { return static_cast<double>(half_to_float(h)); }, 13, 11, -14,
+       65504.0},
+      {ACL_BF16, [](uint16_t h) { return static_cast<double>(bf16_to_float(h)); }, 16, 8, -126,
+       0x1.fep127}};
+  std::mt19937 rng(13);
+  for (const Fmt &f : fmts) {
+    std::vector<uint16_t> dys = {f.dt == ACL_FLOAT16 ? uint16_t{0x3c00} : uint16_t{0x3f80}};
+    while (dys.size() < 48) {
+      const auto h = static_cast<uint16_t>(rng());
+      if (std::isfinite(f.decode(h)) && f.decode(h) != 0) dys.push_back(h);
+    }
+    std::vector<uint16_t> dy, y;
+    for (uint16_t d : dys)
+      for (uint32_t yi = 0; yi < 65536; ++yi) {
+        const double yv = f.decode(static_cast<uint16_t>(yi));
+        if (!std::isfinite(yv)) continue;
+        // The product in double (within 2^-50 relative): its float bits below the 16-bit format.
+        const double v = f.decode(d) * (yv >= 0 ? 1.0507009873554805 : yv + 1.7580993408473769);
+        const float vf = static_cast<float>(v);
+        if (!(std::fabs(vf) >= std::ldexp(1.0, f.emin) && std::fabs(vf) <= f.max)) continue;
+        const uint32_t rest = std::bit_cast<uint32_t>(vf) & ((1u << f.drop) - 1);
+        const uint32_t half = 1u << (f.drop - 1);
+        if (rest + 8 < half || rest > half + 8) continue;
+        dy.push_back(d);
+        y.push_back(static_cast<uint16_t>(yi));
+      }
+    const auto n = static_cast<int64_t>(dy.size());
+    ASSERT_GE(n, 2000) << "dtype " << f.dt << ": too few near-midpoint pairs";
+    std::vector<uint16_t> flat(n), strided(2 * n);
+    Tensor a({n}, f.dt, dy.data(), n), b({n}, f.dt, y.data(), n), c({n}, f.dt, flat.data(), n);
+    ASSERT_EQ(run(a, b, c), ACLNN_SUCCESS);
+    Tensor cs({n}, f.dt, strided.data(), 2 * n, {2});
+    ASSERT_EQ(run(a, b, cs), ACLNN_SUCCESS);
+    Mp e;
+    int64_t wrong = 0, differ = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      mp_selu_grad(e.v, f.decode(dy[i]), f.decode(y[i]));
+      if (!correctly_rounded(e.v, f.decode(flat[i]), f.p, f.emin, f.max) && wrong++ < 3)
+        ADD_FAILURE() << "dtype " << f.dt << " dy=" << f.decode(dy[i]) << " y=" << f.decode(y[i])
+                      << " got=" << f.decode(flat[i]);
+      if (flat[i] != strided[2 * i]) ++differ;
+    }
+    EXPECT_EQ(wrong, 0) << "dtype " << f.dt << ", " << n << " pairs";
+    EXPECT_EQ(differ, 0) << "dtype " << f.dt << ", " << n << " pairs";
+  }
+}
+ACLNN_INSTANTIATE_SIMD_TARGETS(Selu16BitNearMidpoints);
+
 // SELU-INT-1: INT8 exhaustive over all (dy, y) pairs; INT32 random plus near-tie dy (dy*lambda or
 // dy*(y + lambda*alpha) within 2^-20 of a half-integer), all against MPFR rounding.
 TEST(SeluBackwardAccuracy, Int8Exhaustive_SELU_INT_1) {
