@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""The polynomial coefficients of impl/gelu_backward.cpp (run with Debian's python3: needs numpy and
-mpmath). g(-t) = G(t) = exp(-t^2/2) (t - t0) Q(t); Q is fitted on [0, 4] by Chebyshev
-interpolation (near-minimax) and written as a monomial in s = t/2 - 1 (in float also on [4, 8], in
-s = t/2 - 3); the tail t R(t), R the Mills
-ratio, on [4, 20] in s = 2.5 w - 1.5, w = 4/t; exp(-r) on |r| <= ln2/2 (the reduced argument of
-the exp), written as a monomial in r. Prints each set with its maximum relative error,
-measured by evaluating the printed coefficients with Horner's rule in the target precision against
-mpmath at 801 points (the error bounds quoted in the source).
+"""The polynomial coefficients of impl/kernels/gelu_backward.hpp (run with Debian's python3:
+needs numpy and mpmath). g(-t) = G(t) = exp(-t^2/2) (t - t0) Q(t); Q is fitted on [0, 4] by
+Chebyshev interpolation (near-minimax) and written as a monomial in s = t/2 - 1 (in float also on
+[4, 8], in s = t/2 - 3); the tail t R(t), R the Mills ratio, on [4, 20] in s = 2.5 w - 1.5,
+w = 4/t; exp(-r) on |r| <= ln2/2 (the reduced argument of the exp), written as a monomial in r;
+exp(-t^2/2) Q(t) in float on eight pieces of [0, 5). Prints each set with its maximum relative
+error, measured by evaluating the printed coefficients with Horner's rule in the target precision
+against mpmath at 801 points (the error bounds quoted in the source).
 
     /usr/bin/python3 benchmarks/gelu_fit.py
 """
+import re
+
 import mpmath as mp
 import numpy as np
 
@@ -81,12 +83,29 @@ def emit_exp(name, deg, dtype):
     print(", ".join(float(c).hex() + suffix for c in p))
 
 
+def emit_pieces(name, end, deg, dtype):
+    """H(t) = G(t) / (t - t0) = exp(-t^2/2) Q(t) on the eight pieces [k w, (k + 1) w) of [0, end),
+    w = end / 8, each in s = 2 t / w - (2 k + 1) in [-1, 1); one row per piece, its error measured
+    as above."""
+    def h(t):
+        return mp.exp(-t * t / 2) * q(t)
+    rows, worst = [], 0
+    for k in range(8):
+        a, b = mp.mpf(k) * end / 8, mp.mpf(k + 1) * end / 8
+        p = fit(h, a, b, deg).astype(dtype)
+        worst = max(worst, max_rel_error(h, a, b, p, dtype))
+        rows.append("{" + ", ".join(re.sub("0+p", "p", float(c).hex()) + "f" for c in p) + "}")
+    print(f"// {name}, degree {deg} on each: relative error {worst:.2e}")
+    print(",\n".join(rows))
+
+
 emit("kQ64: Q(t)/sqrt(2pi) on [0, 4]", q, 0, 4, 12, np.float64)
 emit("kQ64Tail: the same on [4, 8], s = t/2 - 3", q, 4, 8, 9, np.float64)
 emit_exp("kExp64", 6, np.float64)
 emit("kQ32: the same in float", q, 0, 4, 7, np.float32)
 emit("kQ32Tail: the same on [4, 8], s = t/2 - 3", q, 4, 8, 5, np.float32)
 emit_exp("kExp32", 4, np.float32)
+emit_pieces("kHPieces32: exp(-t^2/2) Q(t) on [5k/8, 5(k + 1)/8)", 5, 6, np.float32)
 emit("kTail: t R(t) on [4, 20]", tail, mp.mpf("0.2"), 1, 10, np.float64)
 hi = float(T0)
 print(f"// t0 = {mp.nstr(T0, 30)}: {hi.hex()} + {float(T0 - hi).hex()};",

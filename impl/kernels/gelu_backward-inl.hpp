@@ -7,94 +7,15 @@
 //   doubles for a strided output.
 // - accuracy: FLOAT within 0.89 ulp, 1.39 where the rounding crosses a power of 2 (g a float-float
 //   from the table, relative error below 0.39 * 2^-24), or 0.72 ulp in double vectors
-//   (ACLNN_CPU_GELU_FLOAT=0; g's relative error below 1.3e-8); FLOAT16 and BFLOAT16 within 0.56
-//   and 0.51 ulp (g in float, relative error below 3e-5 for |x| <= 8);
+//   (ACLNN_CPU_GELU_FLOAT=0; g's relative error below 1.3e-8); FLOAT16 and BFLOAT16 within 0.62
+//   and 0.52 ulp (g in float, relative error below 5.5e-5 for |x| < 5, 3e-5 up to 8);
 //   the spec allows 2 ulp (GELU-VALUE-1). g(+inf) = 1, g(-inf) = -0 (GELU-SPECIAL-1); no
 //   cancellation near g's root (GELU-SPECIAL-2). The method and the error budget:
 //   docs/kernels.md#gelubackward.
 // - determinism: every polynomial step is one fused multiply-add on every target (simd::Fma), and
 //   the library is compiled with -ffp-contract=off: every target gives the same bits (VAL-DET-1).
 
-// ---- target-independent part (the fitted coefficients) ---------------------------------------
-#ifndef ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
-#define ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
-namespace aclnn_cpu::gelu {
-// Printed by benchmarks/gelu_fit.py (mpmath, Chebyshev interpolation, monomial in s), which also
-// measures the errors quoted.
-// Q(t) / sqrt(2 pi) on t in [0, 4], s = t/2 - 1, degree 12; relative error 9.9e-9 (double Horner).
-constexpr double kQ64[13] = {-0x1.0254451147188p-1, 0x1.1958c7b6fff31p-4,   -0x1.5619b078789f8p-5,
-                             0x1.88504a40e2c10p-6,  -0x1.ab25133e3c45ap-7,  0x1.bb3164f04dd94p-8,
-                             -0x1.b9dba5ffbdc59p-9, 0x1.b28947433084bp-10,  -0x1.909547e2bc34dp-11,
-                             0x1.1e7fb775ca7fep-12, -0x1.fef7f2cf2875bp-14, 0x1.c00ee5f8bd197p-14,
-                             -0x1.6678a455a81d3p-15};
-// The same on [4, 8] in s = t/2 - 3 (exact: Sterbenz), degree 9; relative error 7.2e-10: FLOAT's
-// lanes with 4 < |x| <= 8 without the tail fit's division (only for vectors holding such a lane).
-constexpr double kQ64Tail[10] = {
-    -0x1.c6657e6c9c376p-2,  0x1.af48f79be7218p-7,  -0x1.f2887525b034ap-9,  0x1.1b96d38a75401p-10,
-    -0x1.3dcefc1f8b6d1p-12, 0x1.5ec06325035bfp-14, -0x1.78db47392cf08p-16, 0x1.947f951323e54p-18,
-    -0x1.00fe451c32ca8p-19, 0x1.0b304b1dec96bp-21};
-// The same in float for FLOAT16 and BFLOAT16, degree 7; relative error 2.3e-5 (float Horner).
-// Degree 9 gave 1.2e-6; FLOAT16's 1 ulp needs about 2^-12 = 2.4e-4 relative (0.5 ulp of rounding
-// plus the error times 2^11 ulps at worst), so two fewer FMAs per vector leave a margin of ten.
-constexpr float kQ32[8] = {-0x1.02531ep-1f, 0x1.1954cep-4f, -0x1.58643ep-5f, 0x1.8a4b42p-6f,
-                           -0x1.7ebe32p-7f, 0x1.950edcp-8f, -0x1.6021d8p-8f, 0x1.4765d6p-9f};
-// The same on [4, 8] in s = t/2 - 3 (exact: Sterbenz), degree 5; relative error 2.3e-6: the 16-bit
-// dtypes' lanes with 4 < |x| <= 8 (a few percent of normally distributed activations, and without
-// it half the vectors of N(0, 2) data took the double path) stay in float vectors.
-constexpr float kQ32Tail[6] = {-0x1.c665b4p-2f, 0x1.af4abep-7f,   -0x1.f0ac46p-9f,
-                               0x1.1a9826p-10f, -0x1.6486e2p-12f, 0x1.88321ap-14f};
-// t R(t) (R the Mills ratio (1 - Phi(t)) / phi(t)) on t in [4, 20] as a polynomial in
-// s = 2.5 w - 1.5, w = 4 / t, degree 10; relative error 5.5e-12.
-constexpr double kTail[11] = {0x1.f52e805fb38edp-1,  -0x1.b2791ea0dcfaep-6, -0x1.bfebeca98b438p-8,
-                              0x1.2057a4cfeb838p-10, 0x1.823996cf92da6p-16, -0x1.345c1e7696d24p-15,
-                              0x1.7e29050a6398ep-18, 0x1.b83a25bd0528ap-22, -0x1.80767ee4217f8p-22,
-                              0x1.badcc3b693079p-25, 0x1.a94ae06f18be8p-28};
-// The root t0 = 0.75179152469356445745... of G as double-double and float-float.
-constexpr double kT0Hi = 0x1.80ead197f00b4p-1, kT0Lo = -0x1.13e74c58cada8p-56;
-constexpr float kT0HiF = 0x1.80ead2p-1f, kT0LoF = -0x1.a03fd4p-27f;
-// exp(-r) for |r| <= ln2/2: near-minimax degree 6 in double (relative error 2.6e-9), degree 4 in
-// float (3.5e-6, float Horner; was Taylor degree 7, 5e-9, more than FLOAT16 needs).
-constexpr double kExp64[7] = {0x1.0000000000001p+0,  -0x1.000000a1fd6b4p+0, 0x1.00000028794fbp-1,
-                              -0x1.5554043e278b2p-3, 0x1.5554ace11d231p-5,  -0x1.126fa6fdefa74p-7,
-                              0x1.6d7531ee86d9ep-10};
-// The same in r2 = 2 r (exp(-r2/2): coefficient k times 2^-k, exact), so that the caller's t^2
-// needs no halving.
-constexpr double kExpHalf64[7] = {kExp64[0],      kExp64[1] / 2,  kExp64[2] / 4, kExp64[3] / 8,
-                                  kExp64[4] / 16, kExp64[5] / 32, kExp64[6] / 64};
-constexpr float kExp32[5] = {0x1p+0f, -0x1.fffb0ep-1f, 0x1.fffe5ap-2f, -0x1.57e73p-3f,
-                             0x1.570b98p-5f};
-// The same in r2 = 2 r, as kExpHalf64.
-constexpr float kExpHalf32[5] = {kExp32[0], kExp32[1] / 2, kExp32[2] / 4, kExp32[3] / 8,
-                                 kExp32[4] / 16};
-// FLOAT's table (docs/performance-gelu-selu.md, "FLOAT in float vectors"): the Taylor polynomial of
-// g of degree 3 at x_k = k/128, k = -768..768: g(x_k) as a float-float a0hi + a0lo, a1 = g'(x_k),
-// a2 = g''(x_k)/2, a3 = g'''(x_k)/6, stored as one row of four floats per k (one 128-bit load):
-// (a0hi, a1, a2, w) with w the upper halves of a3 and of a0lo (bfloat16 precision: a3 h^3 and a0lo
-// are below 2^-24 |g|, so 8 bits are ample). Rows whose interval lies within kRootWindow of the
-// root of g, and the two ends (|x| >= 6 - 1/256), hold NaN: their lanes take the double path. Up
-// to |x| = 6 (not 4) so that wide data (N(0, 2): 4.6 % of lanes beyond 4, 0.27 % beyond 6) rarely
-// leave the float path: a vector holding one such lane is finished in double.
-constexpr int kTabHalf = 768;
-constexpr int kTabRows = 2 * kTabHalf + 1;
-constexpr double kRoot = -0.75179152469356445746;  // g's root x0
-// Near the root, for the NaN entries' lanes with |x - x0| < kRootFormula (all of them): g(x0 + d) =
-// d q(d), q(d) = sum_k kRootTaylor[k] d^k (Taylor at x0, mpmath at 80 digits; degree 6 leaves
-// 3e-11 relative for |d| <= 0.0375), with d = x - x0 from x0 as three floats.
-constexpr double kRootTaylor[7] = {
-    0x1.b9d98fa5a3215p-2,  0x1.8d9a941de3ac5p-2, -0x1.2a2ef9bb865aep-6, -0x1.d2fa4c17c7e84p-4,
-    -0x1.e4088244f901dp-7, 0x1.3e346def42057p-6, 0x1.297b9d6ffaacdp-8};
-constexpr float kRootFormula = 0.04f;
-constexpr float kX0Hi = -kT0HiF;
-constexpr double kX0Rest = -((kT0Hi - static_cast<double>(kT0HiF)) + kT0Lo);  // x0 - kX0Hi
-constexpr float kX0Mid = static_cast<float>(kX0Rest);
-constexpr float kX0Lo = static_cast<float>(kX0Rest - static_cast<double>(kX0Mid));
-constexpr double kRootWindow = 0x1p-5 + 0x1p-8;       // |k/128 - x0| below this: NaN entry
-constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2*pi)
-constexpr double kFast = 4.0;                         // end of the Q fit (and the tail fit's 4/t)
-constexpr double kQTailEnd = 8.0;                     // end of Q's second fit
-constexpr double kClamp = 20.0;
-}  // namespace aclnn_cpu::gelu
-#endif  // ACLNN_IMPL_KERNELS_GELU_BACKWARD_COEFFS_
+#include "impl/kernels/gelu_backward.hpp"
 
 // ---- per-target part ---------------------------------------------------------------------------
 #if defined(ACLNN_IMPL_KERNELS_GELU_BACKWARD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -459,6 +380,64 @@ HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   return GeluGradLanesF64(df, dy, x, hn::Mul(dy, g), simd::HWY_NAMESPACE::NotLe(df, ax, limit));
 }
 
+// Coefficient j of each lane's piece k (0..7) from kHLookup: one lane permutation on targets with 8
+// or more lanes, lane by lane on the others; the same value on every target.
+template <class DF>
+HWY_INLINE hn::Vec<DF> HPieceCoefficient(DF df, int j, hn::Vec<hn::RebindToSigned<DF>> k) {
+  const float *c = gelu::kHLookup.c[j];
+  if constexpr (hn::MaxLanes(df) >= 8) {
+    return hn::TableLookupLanes(hn::Load(df, c), hn::IndicesFromVec(df, k));
+  } else {
+    constexpr size_t kN = hn::MaxLanes(df);
+    HWY_ALIGN int32_t ki[kN];
+    HWY_ALIGN float v[kN];
+    hn::Store(k, hn::RebindToSigned<DF>(), ki);
+    for (size_t i = 0; i < kN; ++i) v[i] = c[ki[i]];
+    return hn::Load(df, v);
+  }
+}
+
+// GeluGradF32 out of line: inlined, its constants took the registers of the loop that calls
+// GeluGradPiecesF32 for its rare vectors.
+template <bool kFarTail, class DF>
+HWY_NOINLINE hn::Vec<DF> GeluGradF32Call(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  return GeluGradF32<kFarTail>(df, dy, x);
+}
+
+// dy * g(x) in float for 16-bit outputs, from the eight pieces of H (gelu::kHPieces32) in the lanes
+// with |x| < 5: G = (t - t0) H(t), t = |x|, g = G or 1 - G, relative error below 5.5e-5 (H's fit
+// and four roundings; near the root its factor t - t0 is a float-float difference, as in
+// GeluGradF32). The other lanes (|x| >= 5, inf, NaN) are GeluGradF32's, computed only for vectors
+// that hold one. Against GeluGradF32's exp and Q: 13 operations for H instead of about 20
+// (docs/kernels.md#gelubackward).
+template <bool kFarTail, class DF>
+HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToSigned<DF> di;
+  const V t = hn::Abs(x);
+  // |x| >= 5, inf and NaN as one signed comparison of the bits (t's sign bit is clear).
+  const auto beyond = hn::Gt(hn::BitCast(di, t), hn::Set(di, std::bit_cast<int32_t>(5.0f) - 1));
+  // The piece k = 1.6 t - 1/2 rounded to nearest in a's low bits (0..7 below 5; at a piece's end
+  // either neighbour, whose polynomial holds at its end s = +-1 up to the roundings; beyond, any),
+  // and s = (3.2 t - 1) - 2 k (the subtraction exact).
+  const V magic = hn::Set(df, 0x1.8p23f);
+  const V a = hn::Add(Fma(df, t, hn::Set(df, 1.6f), hn::Set(df, -0.5f)), magic);
+  const auto k = hn::And(hn::BitCast(di, a), hn::Set(di, 7));
+  const V s = Fma(df, hn::Sub(a, magic), hn::Set(df, -2.0f),
+                  Fma(df, t, hn::Set(df, 3.2f), hn::Set(df, -1.0f)));
+  V h = HPieceCoefficient(df, 6, k);
+  for (int j = 5; j >= 0; --j) h = Fma(df, h, s, HPieceCoefficient(df, j, k));
+  const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
+  const V big_g = hn::Mul(d, h);
+  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+  // Lane by lane, so that a lane's result does not depend on its neighbours (nor the bits on the
+  // vector width).
+  if (HWY_UNLIKELY(!hn::AllFalse(di, beyond)))
+    return hn::IfThenElse(hn::RebindMask(df, beyond), GeluGradF32Call<kFarTail>(df, dy, x),
+                          hn::Mul(dy, g));
+  return hn::Mul(dy, g);
+}
+
 // ghi[i] + glo[i] = g(x[i]) as FLOAT's path evaluates it before the product with dy (the table;
 // where it holds NaN, the double path's g split into two floats), n a multiple of 16. For the
 // exhaustive test of the float-float's relative error.
@@ -498,12 +477,12 @@ void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, co
   if (narrow == 2)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
-                                       return GeluGradF32<true>(df, vdy, vx);
+                                       return GeluGradPiecesF32<true>(df, vdy, vx);
                                      });
   else if (narrow)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
-                                       return GeluGradF32<false>(df, vdy, vx);
+                                       return GeluGradPiecesF32<false>(df, vdy, vx);
                                      });
   else if (table != nullptr)  // FLOAT: the inputs are floats (in_kind 1)
     GeluGradTableTo(out_kind, table, static_cast<const float *>(dy), static_cast<const float *>(x),

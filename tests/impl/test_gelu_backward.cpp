@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
@@ -670,10 +671,10 @@ TEST(GeluBackwardAccuracy, Bf16ExhaustiveX_GELU_VALUE_1_SPECIAL_1_2) {
   check_16bit_exhaustive(Fmt::kBF16, {1.0, -0.80078125, 0x1p100, 0x1p-120, 0x1.fep127});
 }
 
-// 16-bit dtypes at the float path's boundaries (|x| = 4 and 8, where its second fit starts and
-// FLOAT16 clamps; beyond 8, where BFLOAT16 takes the double path) and with special dy and x: finite
-// pairs within 1 ulp of the exact value, the others by IEEE rules on the exact g (g(+inf) = 1,
-// g(-inf) = -0, g(x) nonzero and finite elsewhere, negative below the root).
+// 16-bit dtypes at the float path's boundaries (|x| = 5, where the pieces end; 4 and 8, where Q's
+// second fit starts and FLOAT16 clamps; beyond 8, where BFLOAT16 takes the double path) and with
+// special dy and x: finite pairs within 1 ulp of the exact value, the others by IEEE rules on the
+// exact g (g(+inf) = 1, g(-inf) = -0, g(x) nonzero and finite elsewhere, negative below the root).
 TEST(GeluBackward, Float16PathBoundariesAndSpecialValues_GELU_VALUE_1_SPECIAL_1) {
   const double inf = INFINITY, nan = NAN;
   for (const Fmt f : {Fmt::kF16, Fmt::kBF16}) {
@@ -683,6 +684,8 @@ TEST(GeluBackward, Float16PathBoundariesAndSpecialValues_GELU_VALUE_1_SPECIAL_1)
     std::vector<double> xs = {-inf, inf,  nan,       4,          -4,   4 + step4, -4 - step4,
                               8,    -8,   8 + step8, -8 - step8, -9,   -12,       -13,
                               -20,  -100, top,       -top,       -0.75};
+    for (double x : {5.0, 5.0 - step4, 5.0 + step4, 0.625, 0.625 - step4 / 8, 4.375 - step4})
+      xs.insert(xs.end(), {x, -x});  // the pieces' end and two of their joints
     std::vector<double> dys = {inf, -inf, nan, 0.0, -0.0, 1.0, -1.0, top, -top};
     const aclDataType dt = h ? ACL_FLOAT16 : ACL_BF16;
     const auto encode = [&](double v) { return h ? double_to_half(v) : double_to_bf16(v); };
@@ -736,6 +739,49 @@ TEST(GeluBackward, Float16PathBoundariesAndSpecialValues_GELU_VALUE_1_SPECIAL_1)
         EXPECT_EQ(std::signbit(got), std::signbit(want)) << where;
       }
     }
+  }
+}
+
+// Every 16-bit x in a shuffled order, so that vectors mix the pieces' lanes (|x| < 5) with the
+// others (beyond 5, inf, NaN), with random dy: on every target and thread count the bytes of the
+// best target, and the bytes each lane has in x's natural order (a lane's result depends on its
+// own inputs only, VAL-DET-1).
+TEST(GeluBackwardAccuracy, Float16EveryXShuffledSameBytesOnEveryTarget_VAL_DET_1) {
+  for (const Fmt f : {Fmt::kF16, Fmt::kBF16}) {
+    const aclDataType dt = f == Fmt::kF16 ? ACL_FLOAT16 : ACL_BF16;
+    const int64_t n = 65536;
+    std::vector<uint16_t> x(n), dy(n), perm(n);
+    for (int64_t i = 0; i < n; ++i) perm[i] = static_cast<uint16_t>(i);
+    std::mt19937 rng(23);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = perm[i];
+      const double d = std::normal_distribution<double>(0.0, 4.0)(rng);
+      dy[i] = f == Fmt::kF16 ? double_to_half(d) : double_to_bf16(d);
+    }
+    std::vector<uint16_t> natural_x(n), natural_dy(n), natural(n), ref(n), got(n);
+    for (int64_t i = 0; i < n; ++i) {
+      natural_x[perm[i]] = x[i];
+      natural_dy[perm[i]] = dy[i];
+    }
+    Tensor tdy({n}, dt, dy.data(), n), tx({n}, dt, x.data(), n), tr({n}, dt, ref.data(), n),
+        tg({n}, dt, got.data(), n), ndy({n}, dt, natural_dy.data(), n),
+        nx({n}, dt, natural_x.data(), n), nout({n}, dt, natural.data(), n);
+    ASSERT_EQ(run(ndy, nx, nout), ACLNN_SUCCESS);
+    {
+      aclnn_test::ScopedSimdTarget best(aclnn_test::simd_targets().front());
+      ASSERT_EQ(run(tdy, tx, tr), ACLNN_SUCCESS);
+    }
+    int64_t moved = 0;
+    for (int64_t i = 0; i < n; ++i) moved += ref[i] != natural[perm[i]] ? 1 : 0;
+    EXPECT_EQ(moved, 0) << "lanes whose result changed with their neighbours";
+    for (int64_t target : aclnn_test::simd_targets())
+      for (const char *threads : {"1", "2"}) {
+        aclnn_test::ScopedSimdTarget forced(target);
+        ScopedEnv tn("ACLNN_CPU_NUM_THREADS", threads);
+        ASSERT_EQ(run(tdy, tx, tg), ACLNN_SUCCESS);
+        EXPECT_TRUE(got == ref) << aclnn_cpu::simd::target_name(target) << " threads " << threads;
+      }
   }
 }
 
