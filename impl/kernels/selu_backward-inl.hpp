@@ -296,9 +296,10 @@ HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 // dy * f as the float-float hi + lo (SeluProductF32, then Fast2Sum), within 2^-35.7 of the exact
 // value relatively for binary16 and bfloat16 inputs, and rounded to odd in one float, whose one
 // rounding to the 16-bit output is then the exact value's: unless hi is itself a 16-bit midpoint
-// and |lo| <= 2^-32 |hi| (the exact value's side undecided), or a lane's p lies outside the
-// output's normal range (or below 2^-100, where the residual could be inexact), zero, inf or NaN.
-// Such vectors take the double path (same bits). For one lane near a midpoint, this replaced two
+// and |lo| <= 2^-32 |hi| (the exact value's side undecided), or a lane's hi lies outside the
+// output's normal range (where the midpoint test's mask would not fit the grid; bfloat16: below
+// 2^-100, so that p's residual stays exact), zero, inf or NaN. Such vectors take the double path
+// (same bits). For one lane near a midpoint, this replaced two
 // double halves and their narrowing (docs/kernels.md#selubackward-16-bit-lanes-near-a-midpoint).
 template <int kOut, class DF>
 HWY_NOINLINE hn::Vec<DF> SeluGradNearF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
@@ -315,7 +316,7 @@ HWY_NOINLINE hn::Vec<DF> SeluGradNearF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy)
   const auto undecided =
       hn::And(mid, hn::Le(hn::Abs(lo), hn::Mul(hn::Abs(hi), hn::Set(df, 0x1p-32f))));
   const auto outside =
-      OutsideRange(df, p, kOut == 2 ? 0x1p-14f : 0x1p-100f, kOut == 2 ? 65504.0f : 0x1.fep127f);
+      OutsideRange(df, hi, kOut == 2 ? 0x1p-14f : 0x1p-100f, kOut == 2 ? 65504.0f : 0x1.fep127f);
   if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Or(undecided, outside))))
     return SeluGradExactF32<kOut>(df, vdy, vy);
   // Rounded to odd: toward zero, the last bit set where lo is not zero.
