@@ -10,9 +10,10 @@
 //   vectors with exact residuals (SeluGradF32). Otherwise one product dy * f in double (FLOAT) or
 //   in float (contiguous fp16/bf16 outputs) whose error bound is far below the output's rounding; a
 //   vector with a lane whose product lies near a midpoint of the output format (or outside its
-//   normal range, zero, inf, NaN) is recomputed exactly: the factor and the product as a
-//   double-double, rounded to odd in one double, then once to the output dtype. The bounds:
-//   docs/kernels.md#selubackward.
+//   normal range, zero, inf, NaN) is recomputed exactly: for fp16/bf16 outputs first as a
+//   float-float rounded to odd in one float (SeluGradNearF32), where that cannot decide and for
+//   FLOAT as a double-double rounded to odd in one double; then once to the output dtype. The
+//   bounds: docs/kernels.md#selubackward.
 // - determinism: the same IEEE operations on every target, and the fast and exact paths give the
 //   same bits, so every target gives the same bits (VAL-DET-1).
 
