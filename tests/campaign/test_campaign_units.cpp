@@ -390,20 +390,25 @@ TEST(WorkerPool, CommandsReachTheWorkerInOrderAndClosingEndsIt) {
 TEST(WorkerPool, AWorkerIsStartedFreshNotForked) {
   // A library's state in this process must not reach a worker: workers are exec'd, so
   // /proc/<pid>/exe is the worker executable, and its environment carries the pool's mark.
+  // The exe link changes inside execve before the new image's environment is in place (an
+  // empty /proc/<pid>/environ for a moment, seen once under ASan), so both are polled until the
+  // exec has completed, or 5 s.
   WorkerPool pool;
   const WorkerProcess &w = pool.spawn(test_worker("sleep"));
+  const std::string proc = "/proc/" + std::to_string(w.pid);
   std::error_code ec;
   fs::path exe;
+  std::string environment;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (exe != fs::canonical(ACLNN_TEST_POOL_WORKER) && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // until the exec has happened
-    exe = fs::read_symlink("/proc/" + std::to_string(w.pid) + "/exe", ec);
+  while ((exe != fs::canonical(ACLNN_TEST_POOL_WORKER) ||
+          environment.find("ACLNN_CONFORM_RUN=") == std::string::npos) &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    exe = fs::read_symlink(proc + "/exe", ec);
+    std::ifstream in(proc + "/environ", std::ios::binary);
+    environment.assign(std::istreambuf_iterator<char>(in), {});
   }
   EXPECT_EQ(exe, fs::canonical(ACLNN_TEST_POOL_WORKER)) << ec.message();
-  const std::string environment = [&] {
-    std::ifstream in("/proc/" + std::to_string(w.pid) + "/environ", std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
   EXPECT_NE(environment.find("ACLNN_CONFORM_RUN="), std::string::npos);
   pool.stop_all();
 }
