@@ -359,9 +359,11 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
 // normal range before dy (up to 3.4e38) makes the product representable. FLOAT16 keeps |x| > 8
 // clamped at 8: there |dy g| < 65504 |G(8)| = 2.6e-9, below half the least subnormal (2^-25), so
 // the result rounds to the same signed zero as the exact value's (or to dy itself for x > 8, where
-// g = 1 - 4e-14 is 1 in float), and infinite dy gives the infinity of the right sign.
+// g = 1 - 4e-14 is 1 in float), and infinite dy gives the infinity of the right sign. Out of line:
+// inlined into GeluGradPiecesF32 (its one caller, for rare vectors), its constants took the
+// registers of the loop.
 template <bool kFarTail, class DF>
-HWY_INLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+HWY_NOINLINE hn::Vec<DF> GeluGradF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   using V = hn::Vec<DF>;
   // NaN lanes are replaced below, so how Min treats them (it differs between targets) is moot.
   const V ax = hn::Abs(x);
@@ -397,13 +399,6 @@ HWY_INLINE hn::Vec<DF> HPieceCoefficient(DF df, int j, hn::Vec<hn::RebindToSigne
   }
 }
 
-// GeluGradF32 out of line: inlined, its constants took the registers of the loop that calls
-// GeluGradPiecesF32 for its rare vectors.
-template <bool kFarTail, class DF>
-HWY_NOINLINE hn::Vec<DF> GeluGradF32Call(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
-  return GeluGradF32<kFarTail>(df, dy, x);
-}
-
 // dy * g(x) in float for 16-bit outputs, from the eight pieces of H (gelu::kHPieces32) in the lanes
 // with |x| < 5: G = (t - t0) H(t), t = |x|, g = G or 1 - G, relative error below 5.5e-5 (H's fit
 // and four roundings; near the root its factor t - t0 is a float-float difference, as in
@@ -433,7 +428,7 @@ HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   // Lane by lane, so that a lane's result does not depend on its neighbours (nor the bits on the
   // vector width).
   if (HWY_UNLIKELY(!hn::AllFalse(di, beyond)))
-    return hn::IfThenElse(hn::RebindMask(df, beyond), GeluGradF32Call<kFarTail>(df, dy, x),
+    return hn::IfThenElse(hn::RebindMask(df, beyond), GeluGradF32<kFarTail>(df, dy, x),
                           hn::Mul(dy, g));
   return hn::Mul(dy, g);
 }

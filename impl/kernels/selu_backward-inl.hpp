@@ -89,11 +89,22 @@ using simd::HWY_NAMESPACE::AsSigned;
 using simd::HWY_NAMESPACE::OffsetAsSigned;
 using simd::HWY_NAMESPACE::OutsideRange;
 
+// hi + lo rounded to odd, for the lanes where lo != 0: hi truncated toward zero (one unit less in
+// magnitude where lo's sign is opposite), its last bit set. The one rounding to a narrower format
+// that follows is then the exact value's, also where hi alone is a tie. Float and double vectors.
+template <class D>
+HWY_INLINE hn::Vec<D> RoundedToOdd(D d, hn::Vec<D> hi, hn::Vec<D> lo) {
+  const hn::RebindToSigned<D> di;
+  const auto hb = hn::BitCast(di, hi);
+  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
+  const auto one = hn::Set(di, 1);
+  return hn::BitCast(d, hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, one), hb), one));
+}
+
 // dy * (y >= 0 ? lambda : (y + la_hi) + la_lo) as a double rounded to odd: its one rounding to
 // fp16/bf16/float that follows is the correct rounding of the exact value.
 template <class DD>
 HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
-  const hn::RebindToSigned<decltype(dd)> di;
   const auto zero = hn::Zero(dd);
   // The factor as a double-double (fh, fl): lambda, or y + lambda*alpha by two-sum (for a
   // bf16 y beyond 2^53, y + lambda*alpha in one double is y itself).
@@ -130,14 +141,10 @@ HWY_INLINE hn::Vec<DD> SeluGradExact(DD dd, hn::Vec<DD> vdy, hn::Vec<DD> vy) {
   // Rounded to odd (truncate hi2 + lo2 toward zero, set the last bit when inexact): the one
   // rounding to fp16/bf16/float that follows is then the correct rounding of the exact value
   // (VAL-EXACT-1), also where hi2 alone is a tie, e.g. at the overflow threshold.
-  const auto hb = hn::BitCast(di, hi2);
-  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo2)), hn::Zero(di));
-  const auto odd =
-      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
   const auto inexact = hn::And(hn::Ne(lo2, zero), finite);
   // lo == 0 (dy = +/-0 included): hi itself, with its sign; inf/NaN: hi, payload kept.
   const auto exact = hn::IfThenElse(hn::And(finite, hn::Ne(lo, zero)), hi2, hi);
-  return hn::IfThenElse(inexact, hn::BitCast(dd, odd), exact);
+  return hn::IfThenElse(inexact, RoundedToOdd(dd, hi2, lo2), exact);
 }
 
 // True in the lanes whose rounding of p to an output with kDrop fewer significand bits needs the
@@ -305,29 +312,23 @@ HWY_INLINE hn::Vec<DF> SeluGradF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
 template <int kOut, class DF>
 HWY_NOINLINE hn::Vec<DF> SeluGradNearF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy) {
   using V = hn::Vec<DF>;
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
   V p, t;
   SeluProductF32(df, vdy, vy, p, t);
   const V hi = hn::Add(p, t);
   const V lo = hn::Sub(t, hn::Sub(hi, p));  // exact: |t| < 2^-13 |p|
-  constexpr int kDrop = kOut == 2 ? 13 : 16;
-  const auto rest = hn::And(hn::BitCast(du, hi), hn::Set(du, (1u << kDrop) - 1));
-  const auto mid = hn::RebindMask(df, hn::Eq(rest, hn::Set(du, 1u << (kDrop - 1))));
+  // hi itself a 16-bit midpoint (13 or 16 float bits dropped)
+  const auto mid = NearMidpoint < kOut == 2 ? 13 : 16, 0 > (df, hi);
   const auto undecided =
       hn::And(mid, hn::Le(hn::Abs(lo), hn::Mul(hn::Abs(hi), hn::Set(df, 0x1p-32f))));
   const auto outside =
       OutsideRange(df, hi, kOut == 2 ? 0x1p-14f : 0x1p-100f, kOut == 2 ? 65504.0f : 0x1.fep127f);
   if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Or(undecided, outside))))
     return SeluGradExactF32<kOut>(df, vdy, vy);
-  // Rounded to odd: toward zero, the last bit set where lo is not zero.
-  const auto hb = hn::BitCast(di, hi);
-  const auto opposite = hn::Lt(hn::Xor(hb, hn::BitCast(di, lo)), hn::Zero(di));
-  const auto odd =
-      hn::Or(hn::IfThenElse(opposite, hn::Sub(hb, hn::Set(di, 1)), hb), hn::Set(di, 1));
-  const V ro = hn::IfThenElse(hn::Ne(lo, hn::Zero(df)), hn::BitCast(df, odd), hi);
-  if constexpr (kOut == 3)  // no tie: rounding to nearest is one addition (as SeluGradFastF32)
+  const V ro = hn::IfThenElse(hn::Ne(lo, hn::Zero(df)), RoundedToOdd(df, hi, lo), hi);
+  if constexpr (kOut == 3) {  // no tie: rounding to nearest is one addition (as SeluGradFastF32)
+    const hn::RebindToUnsigned<DF> du;
     return hn::BitCast(df, hn::Add(hn::BitCast(du, ro), hn::Set(du, 0x8000u)));
+  }
   return ro;
 }
 
