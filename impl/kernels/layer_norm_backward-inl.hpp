@@ -368,9 +368,9 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
 }
 
 // The rows of args, consecutive rows of one block; kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit
-// row's dy and x kept as floats between its passes (LnSumStep16Kept), and w, wf, pw and pb all
-// given, so the loops test none of them (GCC does not unswitch these loops itself).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+// row's dy and x kept as floats between its passes (LnSumStep16Kept); kGiven (kKeep too): w, wf,
+// pw and pb all given, so the loops test none of them (GCC does not unswitch these loops itself).
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kGiven = false>
 HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args) {
   // The arguments as locals (see LnRowT).
   const int64_t rows = args.rows, n = shared.n;
@@ -384,7 +384,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   double *const pw = shared.pw, *const pb = shared.pb;
   const int float_kind = shared.float_kind;
   const bool stream = args.stream;
-  if constexpr (kKeep) {
+  if constexpr (kKeep || kGiven) {
     if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
   }
   using DD = hn::ScalableTag<double>;
@@ -442,9 +442,10 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
         // do not cross pages (docs/kernels.md#layernormbackward-measurements).
         const char *x2 = r + 2 < rows ? static_cast<const char *>(x[r + 2]) : nullptr;
         const char *d2 = r + 2 < rows ? static_cast<const char *>(dy[r + 2]) : nullptr;
-        // With one vector of residues (AVX3), the sums and row pointers as locals no store can
-        // alias (in acc, the partials' stores forced them through the stack at every step).
-        V a1 = acc.a1[0], a2 = acc.a2[0];
+        // The sums and row pointers as locals no store can alias (in acc, the partials' stores
+        // forced them through the stack at every step).
+        V a1[kPer8], a2[kPer8];
+        for (size_t k = 0; k < kPer8; ++k) a1[k] = acc.a1[k], a2[k] = acc.a2[k];
         const void *const x1 = x[r + 1], *const d1 = dy[r + 1];
         for (int64_t j0 = 0; j0 < n16; j0 += 16) {
           if (x2 != nullptr && (j0 * kInBytes) % 64 == 0) {
@@ -453,19 +454,16 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
           }
           second16(j0);
           if constexpr (kKeep) {
-            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
-          } else if constexpr (kPer8 == 1) {
-            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb);
-            LnSumStep<kIn>(dd, a1, a2, x1, d1, w, vm1, vr1, j0 + 8, pw, pb);
+            LnSumStep16Kept<kIn>(dd, df, a1[0], a2[0], x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
           } else {
-            first8(r + 1, vm1, vr1, j0);
-            first8(r + 1, vm1, vr1, j0 + 8);
+            // first8's steps at j0, then at j0 + 8
+            for (int64_t h = 0; h < 16; h += 8)
+              for (size_t k = 0; k < kPer8; ++k)
+                LnSumStep<kIn>(dd, a1[k], a2[k], x1, d1, w, vm1, vr1,
+                               j0 + h + static_cast<int64_t>(k * kLanes), pw, pb);
           }
         }
-        if constexpr (kPer8 == 1) {
-          acc.a1[0] = a1;
-          acc.a2[0] = a2;
-        }
+        for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = a1[k], acc.a2[k] = a2[k];
         if (n8 > n16) first8(r + 1, vm1, vr1, n16);
       } else {
         for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
@@ -522,7 +520,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
 // One function per instantiation (its own register allocation; two inlined into one measured
 // slower), with the structs' fields as parameters (passing the structs themselves changed the
 // register allocation of every instance's loops).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false>
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kGiven = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
                                    const double *rstd, const double *w, const float *wf, float wmax,
@@ -531,24 +529,25 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
       .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
   const LnRowsArgs args{
       .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
-  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
+  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
 }
-// The instance for rows of kind kIn: BFLOAT16 rows keep their floats (AVX3, rows up to
-// kLnKeptMaxN, the weight and both partials given); docs/kernels.md#layernormbackward-measurements.
+// The instance for rows of kind kIn: with the weight (both forms) and both partials given, one
+// that tests none of them, and for BFLOAT16 rows on AVX3 (up to kLnKeptMaxN) one that keeps their
+// floats; docs/kernels.md#layernormbackward-measurements.
 template <int kIn, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
-  const auto run = [&](auto keep) {
-    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value>(
+  const auto run = [&](auto keep, auto given) {
+    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value, decltype(given)::value>(
         a.rows, s.n, a.x, a.dy, a.gi, a.mean, a.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
         a.stream);
   };
+  const bool given = s.w != nullptr && s.wf != nullptr && s.pw != nullptr && s.pb != nullptr;
   if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
                 hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
-    if (s.n / 16 * 16 <= kLnKeptMaxN && s.w != nullptr && s.wf != nullptr && s.pw != nullptr &&
-        s.pb != nullptr)
-      return run(std::true_type());
+    if (given && s.n / 16 * 16 <= kLnKeptMaxN) return run(std::true_type(), std::true_type());
   }
-  run(std::false_type());
+  if (given) return run(std::false_type(), std::true_type());
+  run(std::false_type(), std::false_type());
 }
 
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.
