@@ -183,6 +183,55 @@ HWY_INLINE void AddTreeHalf(DF df, DD dd, const hn::Vec<DF> *v, hn::Vec<DF> t, b
   hn::StoreU(hn::Add(hn::LoadU(dd, acc), s), dd, acc);
 }
 
+// The line at byte b of eight rows from r0, requested into L2.
+HWY_INLINE void RequestEightRows(const unsigned char *r0, ptrdiff_t stride, size_t b) {
+  for (size_t k = 0; k < 8; ++k)
+    __builtin_prefetch(r0 + static_cast<ptrdiff_t>(k) * stride + static_cast<ptrdiff_t>(b), 0, 2);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// AccumulateEightRowsTree's step for BFLOAT16 rows in 256-bit vectors, 2 * Lanes(df) columns at
+// i: one load per row holds two columns per 32-bit lane, so a shift gives the even columns as
+// floats and a mask the odd ones, where widening takes a load with a shuffle and a shift per
+// Lanes(df) columns. The even and odd tree sums (the same additions per column) are interleaved
+// back within each 128-bit block, whose lower and upper halves are then columns i..i+3, i+4..i+7
+// (the first block) and i+8..i+15 (the second); the row values only where a lane's sum is not
+// finite.
+template <class DF>
+HWY_INLINE void AddEightRowsBF16Pairs(DF df, const unsigned char *const *rows, size_t i,
+                                      double *a) {
+  static_assert(hn::MaxLanes(DF()) == 8, "256-bit vectors: a half is four whole columns");
+  const hn::Repartition<double, DF> dd;
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Repartition<uint16_t, DF> d16;
+  using V = hn::Vec<DF>;
+  V ve[8], vo[8];
+  for (size_t k = 0; k < 8; ++k) {
+    const auto u = hn::BitCast(du, hn::LoadU(d16, reinterpret_cast<const uint16_t *>(rows[k]) + i));
+    ve[k] = hn::BitCast(df, hn::ShiftLeft<16>(u));
+    vo[k] = hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u)));
+  }
+  const auto tree = [](const V *v) ACLNN_SIMD_LAMBDA {
+    return hn::Add(hn::Add(hn::Add(v[0], v[1]), hn::Add(v[2], v[3])),
+                   hn::Add(hn::Add(v[4], v[5]), hn::Add(v[6], v[7])));
+  };
+  const V te = tree(ve), to = tree(vo);
+  const V lo = hn::InterleaveLower(df, te, to), hi = hn::InterleaveUpper(df, te, to);
+  // (te - te) + (to - to) is NaN exactly where a lane of either is inf or NaN.
+  const bool all_finite = hn::AllFalse(df, hn::IsNaN(hn::Add(hn::Sub(te, te), hn::Sub(to, to))));
+  V vlo[8], vhi[8];
+  if (HWY_UNLIKELY(!all_finite))
+    for (size_t k = 0; k < 8; ++k) {
+      vlo[k] = hn::InterleaveLower(df, ve[k], vo[k]);
+      vhi[k] = hn::InterleaveUpper(df, ve[k], vo[k]);
+    }
+  AddTreeHalf<false>(df, dd, vlo, lo, all_finite, a);
+  AddTreeHalf<false>(df, dd, vhi, hi, all_finite, a + 4);
+  AddTreeHalf<true>(df, dd, vlo, lo, all_finite, a + 8);
+  AddTreeHalf<true>(df, dd, vhi, hi, all_finite, a + 12);
+}
+#endif
+
 // 16-bit rows, eight per pass: each column's eight values (exact in float) are summed in float as
 // the fixed tree ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), and that sum is added to acc
 // in double: within VAL-TOL-1's bound (docs/kernels.md#groupedbiasaddgrad). Where the tree sum is
@@ -219,10 +268,15 @@ HWY_INLINE void AccumulateEightRowsTree(const unsigned char *r0, ptrdiff_t strid
   // (docs/kernels.md#groupedbiasaddgrad-measurements).
   const unsigned char *next = prefetch ? r0 + 8 * stride : nullptr;
   size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (kIn == 3 && hn::MaxLanes(decltype(df)()) == 8)
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      if (next != nullptr && (i * 2) % 64 == 0) RequestEightRows(next, stride, i * 2);
+      AddEightRowsBF16Pairs(df, rows, i, acc + i);
+    }
+#endif
   for (; i + lanes <= n; i += lanes) {
-    if (next != nullptr && (i * 2) % 64 == 0)
-      for (size_t k = 0; k < 8; ++k)
-        __builtin_prefetch(next + static_cast<ptrdiff_t>(k) * stride + i * 2, 0, 2);
+    if (next != nullptr && (i * 2) % 64 == 0) RequestEightRows(next, stride, i * 2);
     add(rows, i, acc + i);
   }
   if (i < n) {  // padded copies (zeros in the unused lanes), the same vector code
