@@ -315,9 +315,9 @@ HWY_NOINLINE hn::Vec<DF> SeluGradNearF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vy)
   V p, t;
   SeluProductF32(df, vdy, vy, p, t);
   const V hi = hn::Add(p, t);
-  const V lo = hn::Sub(t, hn::Sub(hi, p));  // exact: |t| < 2^-13 |p|
-  // hi itself a 16-bit midpoint (13 or 16 float bits dropped)
-  const auto mid = NearMidpoint < kOut == 2 ? 13 : 16, 0 > (df, hi);
+  const V lo = hn::Sub(t, hn::Sub(hi, p));          // exact: |t| < 2^-13 |p|
+  constexpr int kDrop = kOut == 2 ? 13 : 16;        // float bits below fp16's 11 / bf16's 8
+  const auto mid = NearMidpoint<kDrop, 0>(df, hi);  // hi itself a 16-bit midpoint
   const auto undecided =
       hn::And(mid, hn::Le(hn::Abs(lo), hn::Mul(hn::Abs(hi), hn::Set(df, 0x1p-32f))));
   const auto outside =
