@@ -241,7 +241,6 @@ HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
 
 // ---- rows in place, pipelined: LnRowT's arithmetic, with row r's second pass (its data in
 // cache) and row r + 1's first pass (its data arriving from memory) in one loop.
-
 // The longest bfloat16 row whose dy and x are kept as floats between its passes (8 KB, in L1).
 constexpr int64_t kLnKeptMaxN = 1024;
 
@@ -251,7 +250,6 @@ struct LnSums {
   static constexpr size_t kPer8 = 8 / hn::MaxLanes(DD());
   hn::Vec<DD> a1[kPer8], a2[kPer8];
 };
-
 // c1 and c2 from the vector accumulators (LnCombineSums, as LnRowT).
 template <int kIn, class DD>
 HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void *x, const void *dy,
@@ -286,26 +284,31 @@ HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x
              pw, pb);
 }
 
-// Sixteen steps of a 16-bit row's first pass from j0 (AVX3: a float vector is two doubles) that
-// also keep dy and x as floats in kd/kx for the second pass (no second conversion); the same
-// values in the same order as two LnSumSteps.
+// Sixteen steps of a 16-bit row's first pass from j0 that also keep dy and x as floats in kd/kx
+// for the second pass (no second conversion): each float vector's halves are double vectors, the
+// same values added in the same order to the same residue accumulators a1[k], a2[k] as
+// LnSumSteps (AVX3: one float vector, two halves of residues 0-7; AVX2: two float vectors, halves
+// of residues 0-3 and 4-7).
 template <int kIn, class DD, class DF>
-HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x,
+HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, const void *x,
                                 const void *dy, const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr,
                                 int64_t j0, double *pw, double *pb, float *kd, float *kx) {
-#if HWY_TARGET == HWY_SCALAR  // no halves of vectors; never instantiated there (kKeep)
-  static_assert(sizeof(DD) == 0, "AVX3 only");
-#else
-  static_assert(hn::MaxLanes(DF()) == 2 * hn::MaxLanes(DD()), "a float vector is two doubles");
-  const auto j = static_cast<size_t>(j0);
-  const auto d = sh::LoadAsF32<kIn>(df, dy, j), xv = sh::LoadAsF32<kIn>(df, x, j);
-  hn::Store(d, df, kd + j0);
-  hn::Store(xv, df, kx + j0);
+#if HWY_TARGET != HWY_SCALAR  // no halves of vectors there (kKeep is not instantiated)
+  constexpr size_t kLanes = hn::MaxLanes(DD()), kLanesF = 2 * kLanes, kPer8 = 8 / kLanes;
   const hn::Half<DF> dh;
-  LnSumStepV(dd, a1, a2, hn::PromoteTo(dd, hn::LowerHalf(dh, d)),
-             hn::PromoteTo(dd, hn::LowerHalf(dh, xv)), w, vm, vr, j0, pw, pb);
-  LnSumStepV(dd, a1, a2, hn::PromoteTo(dd, hn::UpperHalf(dh, d)),
-             hn::PromoteTo(dd, hn::UpperHalf(dh, xv)), w, vm, vr, j0 + hn::MaxLanes(DD()), pw, pb);
+  for (size_t v = 0; v < 16 / kLanesF; ++v) {
+    const int64_t j = j0 + static_cast<int64_t>(v * kLanesF);
+    const auto d = sh::LoadAsF32<kIn>(df, dy, static_cast<size_t>(j));
+    const auto xv = sh::LoadAsF32<kIn>(df, x, static_cast<size_t>(j));
+    hn::Store(d, df, kd + j);
+    hn::Store(xv, df, kx + j);
+    const size_t k = v * 2 % kPer8;  // the lower half's residues; the upper half's follow
+    LnSumStepV(dd, a1[k], a2[k], hn::PromoteTo(dd, hn::LowerHalf(dh, d)),
+               hn::PromoteTo(dd, hn::LowerHalf(dh, xv)), w, vm, vr, j, pw, pb);
+    LnSumStepV(dd, a1[(k + 1) % kPer8], a2[(k + 1) % kPer8],
+               hn::PromoteTo(dd, hn::UpperHalf(dh, d)), hn::PromoteTo(dd, hn::UpperHalf(dh, xv)), w,
+               vm, vr, j + static_cast<int64_t>(kLanes), pw, pb);
+  }
 #endif
 }
 
@@ -391,15 +394,14 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   const DD dd;
   using V = hn::Vec<DD>;
   const hn::ScalableTag<float> df;
-  constexpr size_t kLanes = hn::MaxLanes(DD());
-  constexpr size_t kLanesF = hn::MaxLanes(decltype(df)());
+  constexpr size_t kLanes = hn::MaxLanes(DD()), kLanesF = hn::MaxLanes(decltype(df)());
   static_assert(16 % kLanesF == 0, "whole float vectors per 16 elements");
   constexpr size_t kPer8 = LnSums<DD>::kPer8;
   const int64_t n8 = n / 8 * 8, n16 = n / 16 * 16;
   constexpr int64_t kInBytes = kIn == 1 ? 4 : 2;
   LnSums<DD> acc;
   // Kept floats (j < n16): row r + 1's first pass overwrites j just after row r's second read it.
-  static_assert(!kKeep || (kIn != 1 && kPer8 == 1 && kLanesF == 16), "AVX3's 16-bit rows only");
+  static_assert(!kKeep || (kIn != 1 && kLanesF == 2 * kLanes), "16-bit rows on vector targets");
   HWY_ALIGN float kept[kKeep ? 2 * kLnKeptMaxN : 1];
   float *const kd = kept, *const kx = kept + (kKeep ? kLnKeptMaxN : 0);
   // Row i's first pass over elements j0 .. j0 + 7 (its sums and column partials).
@@ -423,8 +425,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
     int64_t j0 = 0;
     if constexpr (kKeep)
       for (; j0 < n16; j0 += 16)
-        LnSumStep16Kept<kIn>(dd, df, acc.a1[0], acc.a2[0], x[0], dy[0], w, vm, vr, j0, pw, pb, kd,
-                             kx);
+        LnSumStep16Kept<kIn>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd, kx);
     for (; j0 < n8; j0 += 8) first8(0, vm, vr, j0);
     finish(0, c1, c2);
   }
@@ -454,7 +455,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
           }
           second16(j0);
           if constexpr (kKeep) {
-            LnSumStep16Kept<kIn>(dd, df, a1[0], a2[0], x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
+            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
           } else {
             // first8's steps at j0, then at j0 + 8
             for (int64_t h = 0; h < 16; h += 8)
@@ -532,8 +533,8 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
   LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
 }
 // The instance for rows of kind kIn: with the weight (both forms) and both partials given, one
-// that tests none of them, and for BFLOAT16 rows on AVX3 (up to kLnKeptMaxN) one that keeps their
-// floats; docs/kernels.md#layernormbackward-measurements.
+// that tests none of them, and for BFLOAT16 rows on vector targets (up to kLnKeptMaxN) one that
+// keeps their floats; docs/kernels.md#layernormbackward-measurements.
 template <int kIn, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
   const auto run = [&](auto keep, auto given) {
@@ -542,10 +543,10 @@ HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
         a.stream);
   };
   const bool given = s.w != nullptr && s.wf != nullptr && s.pw != nullptr && s.pb != nullptr;
-  if constexpr (kIn == 3 && hn::MaxLanes(hn::ScalableTag<double>()) == 8 &&
-                hn::MaxLanes(hn::ScalableTag<float>()) == 16) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (kIn == 3)
     if (given && s.n / 16 * 16 <= kLnKeptMaxN) return run(std::true_type(), std::true_type());
-  }
+#endif
   if (given) return run(std::false_type(), std::true_type());
   run(std::false_type(), std::false_type());
 }

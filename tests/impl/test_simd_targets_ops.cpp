@@ -159,9 +159,9 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
   };
 }
 
-// LayerNormBackward's rows: kLnRows rows of n columns. Rows of kLnKeptN columns take the AVX3
-// bfloat16 instance that keeps a row's floats between its passes (rows of up to 1024 whole
-// vectors); rows of kLnWideN the general one. Both have a tail after the last 16 columns.
+// LayerNormBackward's rows: kLnRows rows of n columns. Rows of kLnKeptN columns take the bfloat16
+// instance that keeps a row's floats between its passes (rows of up to 1024 whole vectors); rows
+// of kLnWideN the general one. Both have a tail after the last 16 columns.
 constexpr int64_t kLnRows = 70, kLnKeptN = 1000, kLnWideN = 1100;
 // rstd_scale: multiplies every row's rstd (a power of two: 2^-115 puts gradInput near the bottom
 // of float's range, some of it subnormal, while the rows keep the float path).
@@ -193,6 +193,20 @@ Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0) {
       rstd.set(3, 1e-20);
     }
     for (int64_t j = 0; j < n; ++j) dy.set(4 * n + j, 0.0);
+    // Row 5 shows the order of the row sums' additions: residue 0's terms 2^60 and -2^60 (columns
+    // 0 and 8, x alike, so their g xhat cancel too) cancel, and column 4's terms of about 1
+    // survive in residue 4's accumulators only (added to 2^60 first, they would vanish; with
+    // them c1 and c2 move by about 1e-3, which changes some of the row's bfloat16 results).
+    if (rstd_scale == 1.0) {
+      w.set(0, 0x1p60);
+      w.set(8, 0x1p60);
+      dy.set(5 * n, 1.0);
+      dy.set(5 * n + 8, -1.0);
+      dy.set(5 * n + 7, 0.0);  // no 1e35 term
+      const size_t e = esize(dt);
+      std::memcpy(&x.bytes[static_cast<size_t>(5 * n + 8) * e],
+                  &x.bytes[static_cast<size_t>(5 * n) * e], e);
+    }
     aclTensor *tx = x.view({m, n}), *tdy = dy.view({m, n}), *tgi = gi.view({m, n}),
               *tmean = mean.view({m, 1}), *trstd = rstd.view({m, 1}), *tw = w.view({n}),
               *tgw = gw.view({n}), *tgb = gb.view({n});
