@@ -241,7 +241,7 @@ HWY_INLINE void LnRowT(const LnShared &shared, const LnRowArgs &row) {
 
 // ---- rows in place, pipelined: LnRowT's arithmetic, with row r's second pass (its data in
 // cache) and row r + 1's first pass (its data arriving from memory) in one loop.
-// The longest bfloat16 row whose dy and x are kept as floats between its passes (8 KB, in L1).
+// The longest 16-bit row whose dy and x are kept as floats between its passes (8 KB, in L1).
 constexpr int64_t kLnKeptMaxN = 1024;
 
 // Row sums' accumulators of one row: eight residues j mod 8 held as 8/L vectors of L lanes.
@@ -533,8 +533,8 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
   LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
 }
 // The instance for rows of kind kIn: with the weight (both forms) and both partials given, one
-// that tests none of them, and for BFLOAT16 rows on vector targets (up to kLnKeptMaxN) one that
-// keeps their floats; docs/kernels.md#layernormbackward-measurements.
+// that tests none of them, and for rows up to kLnKeptMaxN one that keeps their floats (BFLOAT16;
+// FLOAT16 on AVX2 only); docs/kernels.md#layernormbackward-measurements.
 template <int kIn, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
   const auto run = [&](auto keep, auto given) {
@@ -544,7 +544,7 @@ HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
   };
   const bool given = s.w != nullptr && s.wf != nullptr && s.pw != nullptr && s.pb != nullptr;
 #if HWY_TARGET != HWY_SCALAR
-  if constexpr (kIn == 3)
+  if constexpr (kIn == 3 || (kIn == 2 && hn::MaxLanes(hn::ScalableTag<double>()) == 4))
     if (given && s.n / 16 * 16 <= kLnKeptMaxN) return run(std::true_type(), std::true_type());
 #endif
   if (given) return run(std::false_type(), std::true_type());
