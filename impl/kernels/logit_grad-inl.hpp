@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "impl/simd-inl.hpp"
 
@@ -40,26 +41,40 @@ void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, cons
   float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
   if (static_cast<double>(lo_f) < lo) lo_f = std::nextafter(lo_f, HUGE_VALF);
   if (static_cast<double>(hi_f) > hi) hi_f = std::nextafter(hi_f, -HUGE_VALF);
-  const auto f = [&](auto d, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
-    using T = hn::TFromD<decltype(d)>;
-    constexpr bool kF32 = sizeof(T) == 4;
-    const auto zero = hn::Zero(d);
-    // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
-    const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(d, T{1}), vx)), zero);
-    const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
-    // False for NaN and infinite x.
-    const auto inside = hn::And(hn::Ge(vx, hn::Set(d, kF32 ? lo_f : static_cast<T>(lo))),
-                                hn::Le(vx, hn::Set(d, kF32 ? hi_f : static_cast<T>(hi))));
-    const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
-    if (neg_eps) return hn::IfThenElse(inside, q, nan);
-    const auto max = hn::Set(d, std::numeric_limits<T>::max());
-    const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
-    return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
+  // neg: eps < 0 (a compile-time constant, so the vector loop has no branch on it).
+  const auto run = [&](auto neg) ACLNN_SIMD_LAMBDA {
+    const auto f = [&](auto d, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
+      using T = hn::TFromD<decltype(d)>;
+      constexpr bool kF32 = sizeof(T) == 4;
+      const auto zero = hn::Zero(d);
+      // + 0.0 turns the -0 of x = -0 into +0, so x = 0 or 1 gives dy / +0 (LOGIT-X01-1).
+      const auto den = hn::Add(hn::Mul(vx, hn::Sub(hn::Set(d, T{1}), vx)), zero);
+      const auto q = hn::Div(vdy, den);  // inf dy inside the range: an infinity by IEEE
+      const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
+      if constexpr (decltype(neg)::value) {
+        // [lo, hi] = [0, 1]: there den >= +0, and outside den < 0 or NaN: for finite x < 0,
+        // x (1 - x) is x times a value >= 1, for finite x > 1 at least |1 - x| >= ulp(1) in
+        // magnitude, so neither rounds to zero; -inf for infinite x. One comparison instead of
+        // two and their conjunction.
+        return hn::IfThenElse(hn::Ge(den, zero), q, nan);
+      } else {
+        // False for NaN and infinite x.
+        const auto inside = hn::And(hn::Ge(vx, hn::Set(d, kF32 ? lo_f : static_cast<T>(lo))),
+                                    hn::Le(vx, hn::Set(d, kF32 ? hi_f : static_cast<T>(hi))));
+        const auto max = hn::Set(d, std::numeric_limits<T>::max());
+        const auto finite = hn::And(hn::Le(hn::Abs(vdy), max), hn::Le(hn::Abs(vx), max));
+        return hn::IfThenElse(inside, q, hn::IfThenElseZero(hn::Not(finite), nan));
+      }
+    };
+    if (narrow)
+      simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, x, dy, out, n, stream, f);
+    else
+      simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, stream, f);
   };
-  if (narrow)
-    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, x, dy, out, n, stream, f);
+  if (neg_eps)
+    run(std::true_type());
   else
-    simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, x, dy, out, n, stream, f);
+    run(std::false_type());
 }
 
 }  // namespace aclnn_cpu::HWY_NAMESPACE
