@@ -54,16 +54,18 @@ HWY_INLINE void AccumulateT(const void *src, double *acc, size_t n) {
   }
 }
 
+// The line at byte_offset of each of kRows rows at r0 + k * stride, requested with
+// __builtin_prefetch's locality kLocality (3: into L1, 2: into L2).
+template <size_t kRows, int kLocality>
+HWY_INLINE void PrefetchRows(const unsigned char *r0, ptrdiff_t stride, size_t byte_offset) {
+  for (size_t k = 0; k < kRows; ++k)
+    __builtin_prefetch(r0 + static_cast<ptrdiff_t>(k) * stride + byte_offset, 0, kLocality);
+}
 // FLOAT rows read side by side: the lines kLineAhead elements ahead of the current column of each
-// of kRows rows at r0 + k * stride, requested into L1 (their lines are in L2 by then, from the
-// previous pass's requests; the L1 prefetcher does not keep up with eight streams). Measured:
+// row, requested into L1 (their lines are in L2 by then, from the previous pass's requests; the
+// L1 prefetcher does not keep up with eight streams). Measured:
 // docs/kernels.md#groupedbiasaddgrad-measurements.
 constexpr size_t kLineAhead = 32;
-template <size_t kRows>
-HWY_INLINE void PrefetchRowsL1(const unsigned char *r0, ptrdiff_t stride, size_t byte_offset) {
-  for (size_t k = 0; k < kRows; ++k)
-    __builtin_prefetch(r0 + static_cast<ptrdiff_t>(k) * stride + byte_offset, 0, 3);
-}
 
 // acc += rows r0, r1, ... in that order, kRows rows per pass over acc: each column's sum is held
 // in a register across the kRows additions (the same additions in the same order as one row at a
@@ -71,7 +73,7 @@ HWY_INLINE void PrefetchRowsL1(const unsigned char *r0, ptrdiff_t stride, size_t
 // Rows left over (fewer than kRows) go one at a time. From memory (`prefetch`) the next pass's rows
 // are requested into L2 (each row is a page or two and the hardware prefetchers stop at pages; in
 // cache the requests cost time) and this pass's rows kLineAhead elements ahead into L1
-// (PrefetchRowsL1), except one row in vectors narrower than 512 bits: there the request cost more
+// (PrefetchRows), except one row in vectors narrower than 512 bits: there the request cost more
 // than it saved (AVX2 on Zen 5, 1 thread: 10.6 against 9.41 ms; AVX-512 within 2 %, kept).
 // Measured: docs/kernels.md#groupedbiasaddgrad-measurements.
 template <int kIn, size_t kRows>
@@ -88,10 +90,9 @@ HWY_INLINE void AccumulateRowsT(const unsigned char *src, ptrdiff_t stride, size
     size_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       if (next != nullptr && (i * kInSize) % 64 == 0) {
-        for (size_t k = 0; k < kRows; ++k)
-          __builtin_prefetch(next + static_cast<ptrdiff_t>(k) * stride + i * kInSize, 0, 2);
+        PrefetchRows<kRows, 2>(next, stride, i * kInSize);
         if (kRows > 1 || hn::MaxLanes(dd) >= 8)
-          PrefetchRowsL1<kRows>(r0, stride, (i + kLineAhead) * kInSize);
+          PrefetchRows<kRows, 3>(r0, stride, (i + kLineAhead) * kInSize);
       }
       auto a = hn::LoadU(dd, acc + i);
       for (size_t k = 0; k < kRows; ++k)
@@ -122,7 +123,7 @@ HWY_INLINE void AddRowSpan(const unsigned char *row, ptrdiff_t stride, double *a
   for (; i < end && i + lanes <= n; i += lanes) {
     if ((i * 4) % 64 == 0) {
       __builtin_prefetch(reinterpret_cast<const void *>(line + i * 4), 0, 2);
-      if (hn::MaxLanes(dd) >= 8) PrefetchRowsL1<1>(row, stride, (i + kLineAhead) * 4);
+      if (hn::MaxLanes(dd) >= 8) PrefetchRows<1, 3>(row, stride, (i + kLineAhead) * 4);
     }
     add();
   }
@@ -183,10 +184,11 @@ HWY_INLINE void AddTreeHalf(DF df, DD dd, const hn::Vec<DF> *v, hn::Vec<DF> t, b
   hn::StoreU(hn::Add(hn::LoadU(dd, acc), s), dd, acc);
 }
 
-// The line at byte b of eight rows from r0, requested into L2.
-HWY_INLINE void RequestEightRows(const unsigned char *r0, ptrdiff_t stride, size_t b) {
-  for (size_t k = 0; k < 8; ++k)
-    __builtin_prefetch(r0 + static_cast<ptrdiff_t>(k) * stride + static_cast<ptrdiff_t>(b), 0, 2);
+// ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)): the fixed tree of 16-bit rows' sums.
+template <class V>
+HWY_INLINE V TreeSum8(const V *v) {
+  return hn::Add(hn::Add(hn::Add(v[0], v[1]), hn::Add(v[2], v[3])),
+                 hn::Add(hn::Add(v[4], v[5]), hn::Add(v[6], v[7])));
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -211,14 +213,11 @@ HWY_INLINE void AddEightRowsBF16Pairs(DF df, const unsigned char *const *rows, s
     ve[k] = hn::BitCast(df, hn::ShiftLeft<16>(u));
     vo[k] = hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u)));
   }
-  const auto tree = [](const V *v) ACLNN_SIMD_LAMBDA {
-    return hn::Add(hn::Add(hn::Add(v[0], v[1]), hn::Add(v[2], v[3])),
-                   hn::Add(hn::Add(v[4], v[5]), hn::Add(v[6], v[7])));
-  };
-  const V te = tree(ve), to = tree(vo);
+  const V te = TreeSum8(ve), to = TreeSum8(vo);
   const V lo = hn::InterleaveLower(df, te, to), hi = hn::InterleaveUpper(df, te, to);
-  // (te - te) + (to - to) is NaN exactly where a lane of either is inf or NaN.
-  const bool all_finite = hn::AllFalse(df, hn::IsNaN(hn::Add(hn::Sub(te, te), hn::Sub(to, to))));
+  // te + to is not finite wherever a lane of either is not (and, rarely, where it overflows: the
+  // fallback then gives each lane what the tree gives, AddTreeHalf choosing lane by lane).
+  const bool all_finite = hn::AllFalse(df, simd::HWY_NAMESPACE::NotFinite(df, hn::Add(te, to)));
   V vlo[8], vhi[8];
   if (HWY_UNLIKELY(!all_finite))
     for (size_t k = 0; k < 8; ++k) {
@@ -256,8 +255,7 @@ HWY_INLINE void AccumulateEightRowsTree(const unsigned char *r0, ptrdiff_t strid
       const auto h = hn::LoadU(d16, reinterpret_cast<const uint16_t *>(rows[k]) + i);
       v[k] = kIn == 2 ? F32FromF16(df, h) : F32FromBF16(df, h);
     }
-    const auto t = hn::Add(hn::Add(hn::Add(v[0], v[1]), hn::Add(v[2], v[3])),
-                           hn::Add(hn::Add(v[4], v[5]), hn::Add(v[6], v[7])));
+    const auto t = TreeSum8(v);
     const bool all_finite = hn::AllTrue(df, hn::IsFinite(t));
     AddTreeHalf<false>(df, dd, v, t, all_finite, a);
     if (lanes > half) AddTreeHalf<true>(df, dd, v, t, all_finite, a + half);
@@ -271,12 +269,12 @@ HWY_INLINE void AccumulateEightRowsTree(const unsigned char *r0, ptrdiff_t strid
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kIn == 3 && hn::MaxLanes(decltype(df)()) == 8)
     for (; i + 2 * lanes <= n; i += 2 * lanes) {
-      if (next != nullptr && (i * 2) % 64 == 0) RequestEightRows(next, stride, i * 2);
+      if (next != nullptr && (i * 2) % 64 == 0) PrefetchRows<8, 2>(next, stride, i * 2);
       AddEightRowsBF16Pairs(df, rows, i, acc + i);
     }
 #endif
   for (; i + lanes <= n; i += lanes) {
-    if (next != nullptr && (i * 2) % 64 == 0) RequestEightRows(next, stride, i * 2);
+    if (next != nullptr && (i * 2) % 64 == 0) PrefetchRows<8, 2>(next, stride, i * 2);
     add(rows, i, acc + i);
   }
   if (i < n) {  // padded copies (zeros in the unused lanes), the same vector code
