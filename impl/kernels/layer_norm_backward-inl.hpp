@@ -387,7 +387,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   double *const pw = shared.pw, *const pb = shared.pb;
   const int float_kind = shared.float_kind;
   const bool stream = args.stream;
-  if constexpr (kKeep || kGiven) {
+  static_assert(kGiven || !kKeep, "the kept-floats instance is a kGiven one");
+  if constexpr (kGiven) {
     if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
   }
   using DD = hn::ScalableTag<double>;
@@ -404,12 +405,13 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   static_assert(!kKeep || (kIn != 1 && kLanesF == 2 * kLanes), "16-bit rows on vector targets");
   HWY_ALIGN float kept[kKeep ? 2 * kLnKeptMaxN : 1];
   float *const kd = kept, *const kx = kept + (kKeep ? kLnKeptMaxN : 0);
-  // Row i's first pass over elements j0 .. j0 + 7 (its sums and column partials).
-  const auto first8 = [&](int64_t i, V vm, V vr, int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
-    for (size_t k = 0; k < kPer8; ++k)
-      LnSumStep<kIn>(dd, acc.a1[k], acc.a2[k], x[i], dy[i], w, vm, vr,
-                     j0 + static_cast<int64_t>(k * kLanes), pw, pb);
-  };
+  // A row's first pass over elements j0 .. j0 + 7: its sums s1[], s2[] and column partials.
+  const auto first8 = [&](V *s1, V *s2, const void *xi, const void *di, V vm, V vr, int64_t j0)
+                          HWY_ATTR ACLNN_SIMD_LAMBDA {
+                            for (size_t k = 0; k < kPer8; ++k)
+                              LnSumStep<kIn>(dd, s1[k], s2[k], xi, di, w, vm, vr,
+                                             j0 + static_cast<int64_t>(k * kLanes), pw, pb);
+                          };
   const auto start = [&] {
     for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
   };
@@ -426,7 +428,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
     if constexpr (kKeep)
       for (; j0 < n16; j0 += 16)
         LnSumStep16Kept<kIn>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd, kx);
-    for (; j0 < n8; j0 += 8) first8(0, vm, vr, j0);
+    for (; j0 < n8; j0 += 8) first8(acc.a1, acc.a2, x[0], dy[0], vm, vr, j0);
     finish(0, c1, c2);
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -457,15 +459,12 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
           if constexpr (kKeep) {
             LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
           } else {
-            // first8's steps at j0, then at j0 + 8
-            for (int64_t h = 0; h < 16; h += 8)
-              for (size_t k = 0; k < kPer8; ++k)
-                LnSumStep<kIn>(dd, a1[k], a2[k], x1, d1, w, vm1, vr1,
-                               j0 + h + static_cast<int64_t>(k * kLanes), pw, pb);
+            first8(a1, a2, x1, d1, vm1, vr1, j0);
+            first8(a1, a2, x1, d1, vm1, vr1, j0 + 8);
           }
         }
+        if (n8 > n16) first8(a1, a2, x1, d1, vm1, vr1, n16);
         for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = a1[k], acc.a2[k] = a2[k];
-        if (n8 > n16) first8(r + 1, vm1, vr1, n16);
       } else {
         for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
       }
