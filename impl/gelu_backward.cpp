@@ -41,6 +41,8 @@ constexpr const char *kOp = "aclnnGeluBackward";
 HWY_EXPORT(GeluGradFloat);
 HWY_EXPORT(GeluGPairF32);
 HWY_EXPORT(GeluGradTableF32PerVector);
+HWY_EXPORT(GeluGBf16Table);
+HWY_EXPORT(GeluUsesBf16Table);
 
 // FLOAT's table (impl/kernels/gelu_backward-inl.hpp, gelu::kTab*): at x_k = k/128 the Taylor
 // coefficients of g, in long double (g'(x) = phi(x) (2 - x^2), g'' = phi x (x^2 - 4),
@@ -86,6 +88,19 @@ const float *gelu_f32_table() {
   return table.data();
 }
 
+// BFLOAT16's table of g by x's pattern (GeluGBf16Table), for the targets that read it
+// (GeluUsesBf16Table). Built once per process at the first such call (65536 evaluations of the
+// pieces, well below a millisecond); 256 KB, of which a call touches the patterns its x holds
+// (normally distributed activations: a few KB).
+const float *gelu_bf16_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    HWY_DYNAMIC_DISPATCH(GeluGBf16Table)(t.data());
+    return t;
+  }();
+  return table.data();
+}
+
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
@@ -101,7 +116,7 @@ struct Plan {
 void run_inner(const Plan &plan, const float *table, char *out, const char *dy, const char *x,
                int64_t so, int64_t sdy, int64_t sx, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(plan.comp));
-  const bool direct = so == es, float_res = !direct && table != nullptr;
+  const bool direct = so == es, float_res = !direct && table != nullptr && plan.comp == ACL_FLOAT;
   const int kind =
       static_cast<int>(direct || float_res ? ew::out_kind(plan.comp) : ew::OutKind::kF64);
   alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];
@@ -128,7 +143,11 @@ void run_inner(const Plan &plan, const float *table, char *out, const char *dy, 
 
 void run_plan(const Plan &plan) {
   // On the calling thread, so that a failure to build the table reaches run_executor.
-  const float *table = plan.comp == ACL_FLOAT && !plan.f64 ? gelu_f32_table() : nullptr;
+  const float *table = nullptr;
+  if (plan.comp == ACL_FLOAT && !plan.f64)
+    table = gelu_f32_table();
+  else if (plan.comp == ACL_BF16 && HWY_DYNAMIC_DISPATCH(GeluUsesBf16Table)())
+    table = gelu_bf16_table();
   parallel_for(plan.loop.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
     plan.loop.for_range(
         begin, end,

@@ -399,19 +399,19 @@ HWY_INLINE hn::Vec<DF> HPieceCoefficient(DF df, int j, hn::Vec<hn::RebindToSigne
   }
 }
 
-// dy * g(x) in float for 16-bit outputs, from the eight pieces of H (gelu::kHPieces32) in the lanes
+// g(x) in float for the 16-bit dtypes from the eight pieces of H (gelu::kHPieces32) in the lanes
 // with |x| < 5: G = (t - t0) H(t), t = |x|, g = G or 1 - G, relative error below 5.5e-5 (H's fit
 // and four roundings; near the root its factor t - t0 is a float-float difference, as in
-// GeluGradF32). The other lanes (|x| >= 5, inf, NaN) are GeluGradF32's, computed only for vectors
-// that hold one. Against GeluGradF32's exp and Q: 13 operations for H instead of about 20
-// (docs/kernels.md#gelubackward).
-template <bool kFarTail, class DF>
-HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+// GeluGradF32). `beyond`: the other lanes (|x| >= 5, inf, NaN), whose g is not this one. Against
+// GeluGradF32's exp and Q: 13 operations for H instead of about 20 (docs/kernels.md#gelubackward).
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGPiecesF32(DF df, hn::Vec<DF> x,
+                                      hn::Mask<hn::RebindToSigned<DF>> &beyond) {
   using V = hn::Vec<DF>;
   const hn::RebindToSigned<DF> di;
   const V t = hn::Abs(x);
   // |x| >= 5, inf and NaN as one signed comparison of the bits (t's sign bit is clear).
-  const auto beyond = hn::Gt(hn::BitCast(di, t), hn::Set(di, std::bit_cast<int32_t>(5.0f) - 1));
+  beyond = hn::Gt(hn::BitCast(di, t), hn::Set(di, std::bit_cast<int32_t>(5.0f) - 1));
   // The piece k = 1.6 t - 1/2 rounded to nearest in a's low bits (0..7 below 5; at a piece's end
   // either neighbour, whose polynomial holds at its end s = +-1 up to the roundings; beyond, any),
   // and s = (3.2 t - 1) - 2 k (the subtraction exact).
@@ -424,12 +424,63 @@ HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
   for (int j = 5; j >= 0; --j) h = Fma(df, h, s, HPieceCoefficient(df, j, k));
   const V d = hn::Sub(hn::Sub(t, hn::Set(df, gelu::kT0HiF)), hn::Set(df, gelu::kT0LoF));
   const V big_g = hn::Mul(d, h);
-  const V g = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+  return hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
+}
+
+// dy * g(x) in float for 16-bit outputs: GeluGPiecesF32's g where |x| < 5, GeluGradF32's result in
+// the other lanes (computed only for vectors that hold one).
+template <bool kFarTail, class DF>
+HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
+  hn::Mask<hn::RebindToSigned<DF>> beyond;
+  const hn::Vec<DF> g = GeluGPiecesF32(df, x, beyond);
   // Lane by lane, so that a lane's result does not depend on its neighbours (nor the bits on the
   // vector width).
-  if (HWY_UNLIKELY(!hn::AllFalse(di, beyond)))
+  if (HWY_UNLIKELY(!hn::AllFalse(hn::RebindToSigned<DF>(), beyond)))
     return hn::IfThenElse(hn::RebindMask(df, beyond), GeluGradF32<kFarTail>(df, dy, x),
                           hn::Mul(dy, g));
+  return hn::Mul(dy, g);
+}
+
+// Whether this target computes BFLOAT16 from a table of g indexed by x's 16 bits
+// (GeluGradBf16TableF32) instead of the pieces: on AVX2, where one gather of eight floats costs
+// less than the pieces' seven lane permutations and polynomial, and lanes up to |x| = 8 need no
+// second fit (Zen 5: 30 % less time in cache, 43 % on N(0, 2) data; docs/kernels.md#gelubackward).
+// Not FLOAT16: its data spread over eight times as many patterns, and gathers from L2 took 55 %
+// more time than the pieces. AVX-512's 16-lane gather took twice the pieces' time (Zen 5), and
+// the baseline has no gather instruction.
+constexpr bool kGeluBf16Table = HWY_TARGET == HWY_AVX2;
+
+// table[p] = g(x) as GeluGradPiecesF32<true> multiplies it by dy, for x the value of the bfloat16
+// pattern p = 0..65535: the pieces' g for |x| < 5, GeluGradF32's float g for 5 <= |x| <= 8 (its
+// result there is dy * g in float: with dy = 1, g itself); NaN where dy * g is not a float product
+// of g (|x| > 8: the double path) and for inf and NaN. Every lane's g is the same on every target,
+// so the table's products are GeluGradPiecesF32's bit for bit, whichever target fills it.
+void GeluGBf16Table(float *table) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  for (uint32_t p = 0; p < 65536; p += static_cast<uint32_t>(hn::Lanes(df))) {
+    const auto x = hn::BitCast(df, hn::ShiftLeft<16>(hn::Iota(du, p)));
+    hn::Mask<hn::RebindToSigned<decltype(df)>> beyond;
+    const auto g = GeluGPiecesF32(df, x, beyond);
+    const auto tail_g = hn::IfThenElse(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kQTailEnd))),
+                                       GeluGradF32<true>(df, hn::Set(df, 1.0f), x), hn::NaN(df));
+    hn::StoreU(hn::IfThenElse(hn::RebindMask(df, beyond), tail_g, g), df, table + p);
+  }
+}
+
+// dy * g(x) for BFLOAT16 from GeluGBf16Table's table: x's pattern is its float's upper half (x is
+// a bfloat16 value). The lanes of a NaN entry (|x| > 8, inf, NaN) take GeluGradF32, as
+// GeluGradPiecesF32's do.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluGradBf16TableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x,
+                                            const float *tab) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToSigned<DF> di;
+  const auto idx = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<DF>(), x)));
+  const V g = hn::GatherIndex(df, tab, idx);
+  const auto special = hn::IsNaN(g);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, special)))
+    return hn::IfThenElse(special, GeluGradF32<true>(df, dy, x), hn::Mul(dy, g));
   return hn::Mul(dy, g);
 }
 
@@ -454,6 +505,9 @@ void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size
   }
 }
 
+// Whether this target reads GeluGBf16Table's table (run_plan builds it only then).
+bool GeluUsesBf16Table() { return kGeluBf16Table; }
+
 // out[i] = dy[i] * g(x[i]) from GeluGradTableF32 vector by vector, n a multiple of 16: what
 // GeluGradTableTo's deferred finishing must reproduce bit for bit (its test).
 void GeluGradTableF32PerVector(const float *tab, const float *dy, const float *x, float *out,
@@ -464,12 +518,18 @@ void GeluGradTableF32PerVector(const float *tab, const float *dy, const float *x
 }
 
 // out = dy * g(x), rounded once to the output kind; `narrow`: the computation dtype is 16-bit
-// (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors; otherwise FLOAT, in float
+// (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors, for BFLOAT16 from `table`
+// (GeluGBf16Table's) where it is given and kGeluBf16Table, else from the pieces; otherwise FLOAT, in float
 // vectors from `table` (gelu_f32_table) where it is given, else in double vectors; `stream`:
 // non-temporal stores (simd::stream_output).
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
                    const void *x, void *out, size_t n, int stream) {
-  if (narrow == 2)
+  if (kGeluBf16Table && narrow == 2 && table != nullptr)
+    simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
+                                     [table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
+                                       return GeluGradBf16TableF32(df, vdy, vx, table);
+                                     });
+  else if (narrow == 2)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
                                        return GeluGradPiecesF32<true>(df, vdy, vx);
