@@ -462,8 +462,9 @@ void GeluGBf16Table(float *table) {
     const auto x = hn::BitCast(df, hn::ShiftLeft<16>(hn::Iota(du, p)));
     hn::Mask<hn::RebindToSigned<decltype(df)>> beyond;
     const auto g = GeluGPiecesF32(df, x, beyond);
-    const auto tail_g = hn::IfThenElse(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kQTailEnd))),
-                                       GeluGradF32<true>(df, hn::Set(df, 1.0f), x), hn::NaN(df));
+    const auto tail_g =
+        hn::IfThenElse(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kQTailEnd))),
+                       GeluGradF32<true>(df, hn::Set(df, 1.0f), x), hn::NaN(df));
     hn::StoreU(hn::IfThenElse(hn::RebindMask(df, beyond), tail_g, g), df, table + p);
   }
 }
@@ -506,7 +507,9 @@ void GeluGPairF32(const float *tab, const float *x, float *ghi, float *glo, size
 }
 
 // Whether this target reads GeluGBf16Table's table (run_plan builds it only then).
-bool GeluUsesBf16Table() { return kGeluBf16Table; }
+bool GeluUsesBf16Table() {
+  return kGeluBf16Table;
+}
 
 // out[i] = dy[i] * g(x[i]) from GeluGradTableF32 vector by vector, n a multiple of 16: what
 // GeluGradTableTo's deferred finishing must reproduce bit for bit (its test).
@@ -519,9 +522,9 @@ void GeluGradTableF32PerVector(const float *tab, const float *dy, const float *x
 
 // out = dy * g(x), rounded once to the output kind; `narrow`: the computation dtype is 16-bit
 // (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors, for BFLOAT16 from `table`
-// (GeluGBf16Table's) where it is given and kGeluBf16Table, else from the pieces; otherwise FLOAT, in float
-// vectors from `table` (gelu_f32_table) where it is given, else in double vectors; `stream`:
-// non-temporal stores (simd::stream_output).
+// (GeluGBf16Table's) where it is given and kGeluBf16Table, else from the pieces; otherwise FLOAT,
+// in float vectors from `table` (gelu_f32_table) where it is given, else in double vectors;
+// `stream`: non-temporal stores (simd::stream_output).
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
                    const void *x, void *out, size_t n, int stream) {
   if (kGeluBf16Table && narrow == 2 && table != nullptr)
