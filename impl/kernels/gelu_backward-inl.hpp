@@ -317,8 +317,19 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
     const float *cdy = dy + base, *cx = x + base;
     float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
+    // The inputs 8 KB ahead requested with prefetchnta: from memory with both cores streaming, the
+    // hardware prefetchers alone left the loop waiting (Zen 5, 16 M elements, 2 threads, medians
+    // of three to six alternating rounds: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9 -> 5.0-5.5
+    // in three runs of four, the same in one; 1 thread and in cache unchanged). Addresses as
+    // integers: past the end of the inputs a request is harmless, a pointer would not be.
+    const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + 8192;
+    const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + 8192;
     size_t count = 0;
     for (size_t i = 0; i < full; i += lanes) {
+      if (i % 16 == 0) {  // once per 64 bytes of each input
+        __builtin_prefetch(reinterpret_cast<const void *>(ahead_x + i * 4), 0, 0);
+        __builtin_prefetch(reinterpret_cast<const void *>(ahead_dy + i * 4), 0, 0);
+      }
       V ghi, glo;
       GeluGTableF32(df, hn::LoadU(df, cx + i), tab, ghi, glo);
       const V vdy = hn::LoadU(df, cdy + i);
