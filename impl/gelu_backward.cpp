@@ -116,7 +116,7 @@ struct Plan {
 void run_inner(const Plan &plan, const float *table, char *out, const char *dy, const char *x,
                int64_t so, int64_t sdy, int64_t sx, int64_t n) {
   const auto es = static_cast<int64_t>(dtype_size(plan.comp));
-  const bool direct = so == es, float_res = !direct && table != nullptr && plan.comp == ACL_FLOAT;
+  const bool direct = so == es, float_res = !direct && plan.comp == ACL_FLOAT && !plan.f64;
   const int kind =
       static_cast<int>(direct || float_res ? ew::out_kind(plan.comp) : ew::OutKind::kF64);
   alignas(64) float bdy[ew::kBlock], bx[ew::kBlock];

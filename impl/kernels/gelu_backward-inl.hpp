@@ -416,13 +416,13 @@ HWY_INLINE hn::Vec<DF> HPieceCoefficient(DF df, int j, hn::Vec<hn::RebindToSigne
 // GeluGradF32). `beyond`: the other lanes (|x| >= 5, inf, NaN), whose g is not this one. Against
 // GeluGradF32's exp and Q: 13 operations for H instead of about 20 (docs/kernels.md#gelubackward).
 template <class DF>
-HWY_INLINE hn::Vec<DF> GeluGPiecesF32(DF df, hn::Vec<DF> x,
-                                      hn::Mask<hn::RebindToSigned<DF>> &beyond) {
+HWY_INLINE hn::Vec<DF> GeluGPiecesF32(DF df, hn::Vec<DF> x, hn::Mask<DF> &beyond) {
   using V = hn::Vec<DF>;
   const hn::RebindToSigned<DF> di;
   const V t = hn::Abs(x);
   // |x| >= 5, inf and NaN as one signed comparison of the bits (t's sign bit is clear).
-  beyond = hn::Gt(hn::BitCast(di, t), hn::Set(di, std::bit_cast<int32_t>(5.0f) - 1));
+  beyond =
+      hn::RebindMask(df, hn::Gt(hn::BitCast(di, t), hn::Set(di, std::bit_cast<int32_t>(5.0f) - 1)));
   // The piece k = 1.6 t - 1/2 rounded to nearest in a's low bits (0..7 below 5; at a piece's end
   // either neighbour, whose polynomial holds at its end s = +-1 up to the roundings; beyond, any),
   // and s = (3.2 t - 1) - 2 k (the subtraction exact).
@@ -438,18 +438,24 @@ HWY_INLINE hn::Vec<DF> GeluGPiecesF32(DF df, hn::Vec<DF> x,
   return hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(hn::Set(df, 1.0f), big_g), big_g);
 }
 
+// dy * g in float, except in the lanes of `fits`: GeluGradF32's result there, computed only for
+// vectors that hold such a lane. Lane by lane, so that a lane's result does not depend on its
+// neighbours (nor the bits on the vector width).
+template <bool kFarTail, class DF>
+HWY_INLINE hn::Vec<DF> GeluGradOrFits(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn::Vec<DF> g,
+                                      hn::Mask<DF> fits) {
+  if (HWY_UNLIKELY(!hn::AllFalse(df, fits)))
+    return hn::IfThenElse(fits, GeluGradF32<kFarTail>(df, dy, x), hn::Mul(dy, g));
+  return hn::Mul(dy, g);
+}
+
 // dy * g(x) in float for 16-bit outputs: GeluGPiecesF32's g where |x| < 5, GeluGradF32's result in
-// the other lanes (computed only for vectors that hold one).
+// the other lanes.
 template <bool kFarTail, class DF>
 HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
-  hn::Mask<hn::RebindToSigned<DF>> beyond;
+  hn::Mask<DF> beyond;
   const hn::Vec<DF> g = GeluGPiecesF32(df, x, beyond);
-  // Lane by lane, so that a lane's result does not depend on its neighbours (nor the bits on the
-  // vector width).
-  if (HWY_UNLIKELY(!hn::AllFalse(hn::RebindToSigned<DF>(), beyond)))
-    return hn::IfThenElse(hn::RebindMask(df, beyond), GeluGradF32<kFarTail>(df, dy, x),
-                          hn::Mul(dy, g));
-  return hn::Mul(dy, g);
+  return GeluGradOrFits<kFarTail>(df, dy, x, g, beyond);
 }
 
 // Whether this target computes BFLOAT16 from a table of g indexed by x's 16 bits
@@ -471,12 +477,12 @@ void GeluGBf16Table(float *table) {
   const hn::RebindToUnsigned<decltype(df)> du;
   for (uint32_t p = 0; p < 65536; p += static_cast<uint32_t>(hn::Lanes(df))) {
     const auto x = hn::BitCast(df, hn::ShiftLeft<16>(hn::Iota(du, p)));
-    hn::Mask<hn::RebindToSigned<decltype(df)>> beyond;
+    hn::Mask<decltype(df)> beyond;
     const auto g = GeluGPiecesF32(df, x, beyond);
     const auto tail_g =
         hn::IfThenElse(hn::Le(hn::Abs(x), hn::Set(df, static_cast<float>(gelu::kQTailEnd))),
                        GeluGradF32<true>(df, hn::Set(df, 1.0f), x), hn::NaN(df));
-    hn::StoreU(hn::IfThenElse(hn::RebindMask(df, beyond), tail_g, g), df, table + p);
+    hn::StoreU(hn::IfThenElse(beyond, tail_g, g), df, table + p);
   }
 }
 
@@ -490,10 +496,7 @@ HWY_INLINE hn::Vec<DF> GeluGradBf16TableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x
   const hn::RebindToSigned<DF> di;
   const auto idx = hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<DF>(), x)));
   const V g = hn::GatherIndex(df, tab, idx);
-  const auto special = hn::IsNaN(g);
-  if (HWY_UNLIKELY(!hn::AllFalse(df, special)))
-    return hn::IfThenElse(special, GeluGradF32<true>(df, dy, x), hn::Mul(dy, g));
-  return hn::Mul(dy, g);
+  return GeluGradOrFits<true>(df, dy, x, g, hn::IsNaN(g));
 }
 
 // ghi[i] + glo[i] = g(x[i]) as FLOAT's path evaluates it before the product with dy (the table;
