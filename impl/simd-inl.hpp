@@ -397,8 +397,8 @@ HWY_INLINE hn::Mask<D> OutsideRange(D d, hn::Vec<D> p, hn::TFromD<D> lo, hn::TFr
   return hn::RebindMask(d, hn::Gt(OffsetAsSigned(du, hn::ShiftLeft<1>(hn::BitCast(du, p)), lo_bits),
                                   hn::Set(di, AsSigned(span))));
 }
-// !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 one comparison (unordered
-// "not less or equal") where Not(Le) adds a mask inversion on a vector port.
+// !(a <= b) lane by lane (true where a > b or either is NaN). On AVX3 and AVX2 one comparison
+// (unordered "not less or equal") where Not(Le) adds a mask inversion or an XOR on a vector port.
 template <class D>
 HWY_INLINE hn::Mask<D> NotLe(D /*d*/, hn::Vec<D> a, hn::Vec<D> b) {
 #if HWY_TARGET == HWY_AVX3
@@ -407,6 +407,13 @@ HWY_INLINE hn::Mask<D> NotLe(D /*d*/, hn::Vec<D> a, hn::Vec<D> b) {
       return hn::Mask<D>{_mm512_cmp_pd_mask(a.raw, b.raw, _CMP_NLE_UQ)};
     else if constexpr (sizeof(hn::TFromD<D>) == 4)
       return hn::Mask<D>{_mm512_cmp_ps_mask(a.raw, b.raw, _CMP_NLE_UQ)};
+  }
+#elif HWY_TARGET == HWY_AVX2
+  if constexpr (hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 32) {
+    if constexpr (std::is_same_v<hn::TFromD<D>, double>)
+      return hn::Mask<D>{_mm256_cmp_pd(a.raw, b.raw, _CMP_NLE_UQ)};
+    else if constexpr (std::is_same_v<hn::TFromD<D>, float>)
+      return hn::Mask<D>{_mm256_cmp_ps(a.raw, b.raw, _CMP_NLE_UQ)};
   }
 #endif
   return hn::Not(hn::Le(a, b));

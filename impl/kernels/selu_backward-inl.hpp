@@ -166,27 +166,28 @@ template <int kDrop, int kMargin, class D>
 HWY_INLINE hn::Mask<D> NeedsExactRounding(D d, hn::Vec<D> p, hn::TFromD<D> min_normal,
                                           hn::TFromD<D> max_finite) {
   const auto near_mid = NearMidpoint<kDrop, kMargin>(d, p);
-#if HWY_TARGET == HWY_AVX3
-  if constexpr (sizeof(hn::TFromD<D>) == 4 && hn::MaxLanes(D()) == 16) {
-    // One operation for the range test, where the portable one takes three: on cores that run
-    // AVX-512 as two halves the 16-bit SELU loop is bound by its count of operations
-    // (docs/kernels.md#selubackward-measurements). Finite lanes above max_finite need no exact
-    // path: the rounding boundary to inf (0x1.ffp127 for bfloat16, 65520 for fp16) is a midpoint
-    // NearMidpoint tests, so where it does not fire the exact value lies on p's side of that
-    // boundary and rounds as p does. float's min normal (bfloat16): VFPCLASSPS for zero,
-    // subnormal, inf and NaN; fp16's 2^-14: |p| not >= min_normal, unordered (true for NaN; p
-    // cannot overflow float there, |dy| <= 65504 and |f| < 65506). The fast and exact paths give
-    // the same bits, so targets that decide differently agree.
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    // Float vectors (16-bit outputs): the low end only, in one comparison where the portable range
+    // test takes three integer operations; the 16-bit loop is bound by its count of operations on
+    // AVX2 and on cores that run AVX-512 as two halves (docs/kernels.md#selubackward-measurements).
+    // Finite lanes above max_finite need no exact path: the rounding boundary to inf (0x1.ffp127
+    // for bfloat16, 65520 for fp16) is a midpoint NearMidpoint tests, so where it does not fire
+    // the exact value lies on p's side of that boundary and rounds as p does; an infinite p
+    // (infinite dy, or a bfloat16 product beyond float's range, whose exact value is beyond that
+    // boundary too) rounds to the same infinity on both paths. !(|p| >= min_normal) is true for
+    // zero, subnormals and NaN. The fast and exact paths give the same bits, so targets that
+    // decide differently agree.
     (void)max_finite;
-    // !(|p| >= min_normal) is !(min_normal <= |p|): simd::NotLe's one comparison.
-    const hn::Mask<D> outside =
-        min_normal == 0x1p-126f ? hn::Mask<D>{_mm512_fpclass_ps_mask(p.raw, 0xbf)}
-                                // NaN, +-0, +-inf, subnormal
-                                : simd::HWY_NAMESPACE::NotLe(d, hn::Set(d, min_normal), hn::Abs(p));
-    return hn::Or(near_mid, outside);
-  }
+#if HWY_TARGET == HWY_AVX3
+    // float's min normal (bfloat16) on AVX-512: one VFPCLASSPS for zero, subnormal, inf, NaN.
+    if constexpr (hn::MaxLanes(D()) == 16)
+      if (min_normal == 0x1p-126f)
+        return hn::Or(near_mid, hn::Mask<D>{_mm512_fpclass_ps_mask(p.raw, 0xbf)});
 #endif
-  return hn::Or(near_mid, OutsideRange(d, p, min_normal, max_finite));
+    return hn::Or(near_mid, simd::HWY_NAMESPACE::NotLe(d, hn::Set(d, min_normal), hn::Abs(p)));
+  } else {
+    return hn::Or(near_mid, OutsideRange(d, p, min_normal, max_finite));
+  }
 }
 
 // The common case in one product: f = lambda_hi or (y + la_hi) + la_lo, p = dy * f, relative error
