@@ -213,18 +213,23 @@ HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF
   using V = hn::Vec<DF>;
   const hn::RebindToSigned<DF> di;
   const V magic = hn::Set(df, 0x1.8p23f);
-  const V a = hn::Add(hn::Mul(x, hn::Set(df, 128.0f)), magic);  // magic + round(128 x)
+  // magic + round(128 x): 128 x is exact below float's range and +-inf beyond it (|x| >= 2^121,
+  // where the sum overflows too), so one FMA gives the bits of a product and a sum.
+  const V a = Fma(df, x, hn::Set(df, 128.0f), magic);
   const V kf = hn::Sub(a, magic);
   // x - k/128 is exact: both lie within 1/256 of each other and k/128 has few bits.
   const V h = Fma(df, kf, hn::Set(df, -0x1p-7f), x);
   // The index k + kTabHalf from a's low bits, clamped as integers, so that |x| > 6, inf and NaN
   // reach an end's NaN entry on every target (float Min/Max treat NaN differently on targets).
-  auto idx =
-      hn::Sub(hn::BitCast(di, a), hn::Set(di, std::bit_cast<int32_t>(0x1.8p23f) - gelu::kTabHalf));
-  idx = hn::Min(hn::Max(idx, hn::Zero(di)), hn::Set(di, 2 * gelu::kTabHalf));
+  // One unsigned Min: below the table (a < magic - kTabHalf, negative a included) the unsigned
+  // difference is at least 2^31 - kIndexBias, and the upper end's NaN entry is met; its lanes are
+  // finished as the lower end's are (a NaN entry's g is never used).
+  const hn::RebindToUnsigned<DF> du;
+  constexpr uint32_t kIndexBias = std::bit_cast<uint32_t>(0x1.8p23f) - gelu::kTabHalf;
+  const auto idx = hn::BitCast(di, hn::Min(hn::Sub(hn::BitCast(du, a), hn::Set(du, kIndexBias)),
+                                           hn::Set(du, static_cast<uint32_t>(2 * gelu::kTabHalf))));
   V a0h, a1, a2, w;
   LoadRows4(df, tab, idx, a0h, a1, a2, w);
-  const hn::RebindToUnsigned<DF> du;
   const V a3 = hn::BitCast(df, hn::And(hn::BitCast(du, w), hn::Set(du, 0xFFFF0000u)));
   const V a0l = hn::BitCast(df, hn::ShiftLeft<16>(hn::BitCast(du, w)));
   const V c = hn::Mul(h, Fma(df, h, Fma(df, h, a3, a2), a1));
