@@ -157,35 +157,61 @@ bool use_bf16_insn() {
   return bf16_insn_available() && bf16_insn_allowed();
 }
 
-// The size of the last-level cache: sysfs's highest cache level of cpu0 (what lscpu shows), else
-// glibc's sysconf. sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where
-// sysfs and lscpu say 32 MiB), which would keep streaming off for outputs that never stay cached.
+// sysfs's cache entries of cpu0 (what lscpu shows): the size in bytes of the highest level
+// (level 0), or of level 1's data cache; 0 where sysfs has none.
+int64_t sysfs_cache_bytes(int want_level) {
+  int best_level = 0;
+  int64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size"), type_file(dir + "type");
+    int level = 0;
+    int64_t size = 0;
+    std::string unit, type;
+    if (!(level_file >> level) || !(size_file >> size)) continue;
+    size_file >> unit;  // "32768K": the number stops at the suffix
+    if (!unit.empty() && (unit[0] == 'K' || unit[0] == 'k')) size <<= 10;
+    if (!unit.empty() && unit[0] == 'M') size <<= 20;
+    type_file >> type;
+    if (want_level == 1 && level == 1 && type != "Instruction" && size > 0) return size;
+    if (want_level == 0 && level > best_level && size > 0) {
+      best_level = level;
+      best = size;
+    }
+  }
+  return best;
+}
+
+// The size of the last-level cache: sysfs's highest cache level of cpu0, else glibc's sysconf.
+// sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where sysfs and lscpu
+// say 32 MiB), which would keep streaming off for outputs that never stay cached.
 int64_t last_level_cache_bytes() {
   static const int64_t bytes = [] {
-    int best_level = 0;
-    int64_t best = 0;
-    for (int i = 0; i < 8; ++i) {
-      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-      std::ifstream level_file(dir + "level"), size_file(dir + "size");
-      int level = 0;
-      int64_t size = 0;
-      std::string unit;
-      if (!(level_file >> level) || !(size_file >> size)) continue;
-      size_file >> unit;  // "32768K": the number stops at the suffix
-      if (!unit.empty() && (unit[0] == 'K' || unit[0] == 'k')) size <<= 10;
-      if (!unit.empty() && unit[0] == 'M') size <<= 20;
-      if (level > best_level && size > 0) {
-        best_level = level;
-        best = size;
-      }
-    }
-    if (best > 0) return best;
+    if (const int64_t b = sysfs_cache_bytes(0); b > 0) return b;
     for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
       const long v = sysconf(name);
       if (v > 0) return static_cast<int64_t>(v);
     }
     return int64_t{32} << 20;  // unknown: a common server L3
   }();
+  return bytes;
+}
+
+int64_t l1_data_cache_bytes() {
+  static const int64_t bytes = [] {
+    if (const int64_t b = sysfs_cache_bytes(1); b > 0) return b;
+    const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    return v > 0 ? static_cast<int64_t>(v) : int64_t{32} << 10;  // unknown: the smaller common L1
+  }();
+  return bytes;
+}
+
+// Measured on the table-driven elementwise loop (docs/kernels.md, its measurements): on Zen 5
+// (48 KB L1) 8 KB ahead beat none and equalled 4 KB, on Zen 4 (32 KB L1) 2 KB ahead beat 8 KB and
+// 4 KB, plausibly because prefetchnta's lines, meant to stay out of the outer caches, do not stay
+// in a 32 KB L1 beside the loop's own table and buffers until two streams 8 KB ahead read them.
+int64_t input_prefetch_bytes() {
+  static const int64_t bytes = l1_data_cache_bytes() >= (int64_t{48} << 10) ? 8192 : 2048;
   return bytes;
 }
 

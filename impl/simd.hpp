@@ -43,6 +43,10 @@ bool stream_output(int64_t bytes);
 // counts as not staying cached: stream_output's threshold, and the kernels' for prefetching.
 int64_t last_level_cache_bytes();
 int64_t streaming_threshold_bytes();
+// The level-1 data cache's size in bytes (read once), and how far ahead of its loads a streaming
+// loop requests its inputs with prefetchnta: 8 KB with an L1 of 48 KB or more, 2 KB with less.
+int64_t l1_data_cache_bytes();
+int64_t input_prefetch_bytes();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every
 // worker calls it at the end of its range.
 void flush_streams();

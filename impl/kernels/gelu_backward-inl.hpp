@@ -318,17 +318,18 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
   const bool in_place =
       out_kind == 1 && !simd::HWY_NAMESPACE::CanStream(stream, out) && apart(dy) && apart(x);
   const size_t out_size = out_kind == 0 ? sizeof(double) : sizeof(float);
+  const auto ahead = static_cast<uintptr_t>(simd::input_prefetch_bytes());
   for (size_t base = 0; base < n; base += kChunk) {
     const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
     const float *cdy = dy + base, *cx = x + base;
     float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
-    // The inputs 8 KB ahead requested with prefetchnta: from memory with both cores streaming, the
-    // hardware prefetchers alone left the loop waiting (Zen 5, 16 M elements, 2 threads, medians
-    // of three to six alternating rounds: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9 -> 5.0-5.5
-    // in three runs of four, the same in one; 1 thread and in cache unchanged). Addresses as
+    // The inputs requested with prefetchnta `ahead` bytes ahead (simd::input_prefetch_bytes): from
+    // memory the hardware prefetchers alone left the loop waiting (Zen 5, 8 KB, 16 M elements, 2
+    // threads, medians of three to six alternating rounds: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512
+    // 5.6-5.9 -> 5.0-5.5 in three runs of four; Zen 4: docs/kernels.md). Addresses as
     // integers: past the end of the inputs a request is harmless, a pointer would not be.
-    const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + 8192;
-    const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + 8192;
+    const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + ahead;
+    const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + ahead;
     size_t count = 0;
     for (size_t i = 0; i < full; i += lanes) {
       if (i % 16 == 0) {  // once per 64 bytes of each input
