@@ -40,10 +40,27 @@ def test_no_model_name():
     assert perf_report.cpu_model_name("processor\t: 0\n") is None
 
 
-def test_peer_takes_its_fastest_round_library_its_median():
-    rounds = [{"a": 3.0, "a:error": "x"}, {"a": 1.0}, {"a": 2.0}]
-    assert perf_report.best_of_rounds(rounds) == {"a": 1.0, "a:error": "x"}
+def test_peer_takes_its_fastest_credible_round_library_its_median():
+    rounds = [{"a": 3.0, "a:cpu": 3.1}, {"a": 1.0, "a:cpu": 1.1}, {"a": 2.0, "a:cpu": 2.2}]
+    assert perf_report.best_of_rounds(rounds) == {"a": 1.0, "a:cpu": 1.1}
     assert perf_report.median_of_rounds(rounds)["a"] == 2.0
-    # A kernel PyTorch lacks (None) stays None; a round without PyTorch makes the whole None.
-    assert perf_report.best_of_rounds([{"b": None}, {"b": None}]) == {"b": None}
+    # A round below 0.9 x the floor is left out; the CPU time comes from the round kept.
+    assert perf_report.best_of_rounds(rounds, 1, lambda case: 2.0) == {"a": 2.0, "a:cpu": 2.2}
+    assert (1, "a") not in perf_report.BELOW_FLOOR
+    # Every round below it: the fastest, marked.
+    assert perf_report.best_of_rounds(rounds, 2, lambda case: 10.0)["a"] == 1.0
+    assert (2, "a") in perf_report.BELOW_FLOOR
+    # A kernel PyTorch lacks (None, with its error) stays so; a round without PyTorch: None.
+    lacking = [{"b": None, "b:error": "no kernel"}, {"b": None, "b:error": "no kernel"}]
+    assert perf_report.best_of_rounds(lacking) == {"b": None, "b:error": "no kernel"}
     assert perf_report.best_of_rounds([{"a": 1.0}, None]) is None
+
+
+def test_physical_floor_is_the_least_of_the_case_floors():
+    m16 = 1 << 24
+    med = {f"Floor/triad/{m16 * 4}/1": 8.0, f"Floor/triad_stream/{m16 * 4}/1": 6.0,
+           f"Floor/read/{m16 * 16}/1": 9.0}
+    floor_of = perf_report.physical_floor(med, 1)
+    assert floor_of("GeluBackward/fp32/16M") == 6.0
+    assert floor_of("GroupedBiasAddGrad/fp32/65536x1024_g64") == 9.0
+    assert floor_of("GeluBackward/bf16/16M") is None
