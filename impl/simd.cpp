@@ -157,6 +157,7 @@ bool use_bf16_insn() {
   return bf16_insn_available() && bf16_insn_allowed();
 }
 
+namespace {
 // sysfs's cache entries of cpu0 (what lscpu shows): the size in bytes of the highest level
 // (level 0), or of level 1's data cache; 0 where sysfs has none.
 int64_t sysfs_cache_bytes(int want_level) {
@@ -181,6 +182,7 @@ int64_t sysfs_cache_bytes(int want_level) {
   }
   return best;
 }
+}  // namespace
 
 // The size of the last-level cache: sysfs's highest cache level of cpu0, else glibc's sysconf.
 // sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where sysfs and lscpu
