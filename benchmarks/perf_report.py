@@ -57,15 +57,11 @@ def median_of_rounds(rounds):
     return out
 
 
-# (threads, case) of the peer figures that lie below the run's memory floor in every round.
-BELOW_FLOOR = set()
-
-
-def best_of_rounds(rounds, threads=0, floor_of=lambda case: None):
+def best_of_rounds(rounds, floor_of=lambda case: None):
     """Per case, PyTorch's fastest round (with that round's CPU time), among the rounds not below
     0.9 x floor_of(case), the least time data from memory allow (a figure below it had part of its
     data cached, despite the buffer read before each call); where every round is below it, the
-    fastest, recorded in BELOW_FLOOR for the table to mark. The fastest, not the median: one
+    fastest, with case + ":below_floor" set for the table to mark. The fastest, not the median: one
     PyTorch process can be twice as slow as the next on the same machine for its whole life
     (GeluBackward fp32, 1 thread, on the AMD EPYC Zen 4 VM: 16.5-17.4 ms in some processes, 29-38 ms
     in others, whatever the vCPU it is pinned to), and each round runs PyTorch in a fresh process;
@@ -77,17 +73,15 @@ def best_of_rounds(rounds, threads=0, floor_of=lambda case: None):
     for k in rounds[0]:
         if k.endswith(":cpu"):
             continue
-        vals = [r[k] for r in rounds if k in r]
-        if k.endswith(":error") or not all(isinstance(v, (int, float)) for v in vals):
-            out[k] = vals[0]
+        picks = [(r[k], r.get(k + ":cpu")) for r in rounds if k in r]
+        if k.endswith(":error") or not all(isinstance(p[0], (int, float)) for p in picks):
+            out[k] = picks[0][0]
             continue
         floor = floor_of(k)
-        picks = [(r[k], r.get(k + ":cpu")) for r in rounds if k in r]
         credible = [p for p in picks if floor is None or p[0] >= 0.9 * floor]
         if not credible:
-            BELOW_FLOOR.add((threads, k))
-        wall, cpu = min(credible or picks, key=lambda p: p[0])
-        out[k] = wall
+            out[k + ":below_floor"] = True
+        out[k], cpu = min(credible or picks, key=lambda p: p[0])
         if cpu is not None:
             out[k + ":cpu"] = cpu
     return out
@@ -313,8 +307,9 @@ def render(med, ctx, torch1, torch2):
         f"calls (both phases, preallocated outputs), over {ROUNDS} round"
         f"{'s' if ROUNDS > 1 else ''} that alternate library and PyTorch: the library's figure is "
         "the median of the rounds' medians; PyTorch runs in a fresh process each round and its "
-        "figure is the least of the rounds' medians, since one PyTorch process can run a kernel at "
-        "half the speed of the next for its whole life and a median could credit the library with "
+        "figure is the least of the rounds' medians not below 0.9 x the case's least floor (a "
+        "faster round had data in cache), since one PyTorch process can run a kernel at half the "
+        "speed of the next for its whole life and a median could credit the library with "
         "PyTorch's slow mode; the library and PyTorch "
         f"({'python3-torch ' + TORCH_VERSION + ', CPU capability ' + TORCH_CAPABILITY if torch1 is not None else 'not installed: skipped'}) "
         "and the memory floor (triad: two reads and a write of the op's bytes; read: one read, for "
@@ -341,6 +336,7 @@ def render(med, ctx, torch1, torch2):
         "(library / in cache near 1), the case is bound by its arithmetic on this core, and no "
         "memory floor can be reached without less arithmetic per element or more cores.")
     lines.append("")
+    marked = False  # a peer figure marked (a): below the floor in every round
     for threads, peer in ((1, torch1), (2, torch2)):
         lines.append(f"### {threads} thread{'s' if threads > 1 else ''}, 16 M elements")
         lines.append("")
@@ -357,7 +353,9 @@ def render(med, ctx, torch1, torch2):
                 pt = peer.get(f"{op}/{dname}/{shape}") if peer is not None else None
                 fl = floor_for(med, op, dname, threads)
                 sfl = stream_floor_for(med, op, dname, threads)
-                mark = " (a)" if (threads, f"{op}/{dname}/{shape}") in BELOW_FLOOR else ""
+                below = peer is not None and peer.get(f"{op}/{dname}/{shape}:below_floor")
+                marked = marked or below
+                mark = " (a)" if below else ""
                 row = (f"| {op} | {dname} | {fmt_ms(lib)} | {fmt_ms(pt)}{mark} | {ratio(lib, pt)} | "
                        f"{fmt_ms(fl)} | {ratio(lib, fl)} | {ratio(lib, sfl)} |")
                 if cpu_cols:
@@ -369,7 +367,7 @@ def render(med, ctx, torch1, torch2):
                     row += f" {ratio(MED_CPU.get(key), pt_cpu)} | {ratio(MED_CPU.get(key), fl_cpu)} |"
                 lines.append(row)
         lines.append("")
-    if BELOW_FLOOR:
+    if marked:
         lines.append("(a) PyTorch's time lies below this run's memory floor in every round: part "
                      "of its data came from cache, and the ratio favours PyTorch.")
         lines.append("")
@@ -470,8 +468,8 @@ def main():
         t2_rounds.append(torch_child(2) if t1 is not None else None)
     med = median_of_rounds(lib_rounds)
     MED_CPU.update(median_of_rounds(cpu_rounds))
-    torch1 = best_of_rounds(t1_rounds, 1, physical_floor(med, 1))
-    torch2 = best_of_rounds(t2_rounds, 2, physical_floor(med, 2)) if torch1 is not None else None
+    torch1 = best_of_rounds(t1_rounds, physical_floor(med, 1))
+    torch2 = best_of_rounds(t2_rounds, physical_floor(med, 2)) if torch1 is not None else None
     if torch1 is not None:
         import torch
         TORCH_VERSION = torch.__version__
