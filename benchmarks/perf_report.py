@@ -256,7 +256,7 @@ def cpu_model_name(cpuinfo):
     """The CPU's model name with its core generation: cloud VMs of different generations report
     the same model name ("AMD EPYC" for Zen 3, 4 and 5), and each generation keeps its own section
     of the page. AMD: the Zen generation from family and model (AMD's processor programming
-    references); others: family and model numbers."""
+    references) and the model number; others: family and model numbers."""
     fields = {}
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
@@ -274,12 +274,16 @@ def cpu_model_name(cpuinfo):
         zen4 = family == 25 and (0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or
                                  0xA0 <= model <= 0xAF)
         gen = {23: "Zen 1/2", 25: "Zen 4" if zen4 else "Zen 3", 26: "Zen 5"}[family]
-        return f"{name} ({gen})"
+        # The model too: VMs of one generation differ (two Zen 5 VMs here ran GeluBackward's
+        # arithmetic 1.5x apart), and each keeps its own tables.
+        return f"{name} ({gen}, model {model:02X}h)"
     return f"{name} (family {family}, model {model})"
 
 
 def llc_mib():
-    """The last-level cache in MiB as the library reads it (sysfs's highest level of cpu0)."""
+    """The last-level cache in MiB as the library reads it (simd::last_level_cache_bytes): sysfs's
+    highest level of cpu0, else glibc's figure (getconf) capped at 32 MiB, since a VM's CPUID may
+    give the whole host's L3 (508 MiB on a Zen 5 VM with no cache entries in sysfs)."""
     best = (0, None)
     for i in range(8):
         d = f"/sys/devices/system/cpu/cpu0/cache/index{i}/"
@@ -292,7 +296,17 @@ def llc_mib():
         value = float(size.rstrip("KM")) * mult
         if level > best[0]:
             best = (level, value)
-    return best[1]
+    if best[1]:
+        return best[1]
+    for name in ("LEVEL3_CACHE_SIZE", "LEVEL2_CACHE_SIZE"):
+        try:
+            v = int(subprocess.run(["getconf", name], capture_output=True, text=True,
+                                   check=True).stdout.strip() or 0)
+        except (OSError, ValueError, subprocess.CalledProcessError):
+            continue
+        if v > 0:
+            return min(v / 2**20, 32.0)
+    return None
 
 
 def render(med, ctx, torch1, torch2):
@@ -316,7 +330,8 @@ def render(med, ctx, torch1, torch2):
         f"GroupedBiasAddGrad; in {ctx.get('floor_isa', 'the compiler baseline')} vectors on "
         "64-byte aligned arrays, as the cases' buffers are) are measured in this one run. The library writes the outputs of calls whose "
         "bytes exceed a quarter of the last-level cache with non-temporal stores (no read-for-ownership "
-        "of the output lines), which "
+        "of the output lines; on AMD family 1Ah not GeluBackward's outputs nor the other elementwise "
+        "ops' 2-byte ones, measured slower there: docs/kernels.md#non-temporal-stores), which "
         "the plain triad does not use; the streaming floor is the triad with such stores, the lowest "
         "time that store path can reach. "
         + (f"Before each timed call of a 16 M-element case or floor (library, PyTorch and triad "

@@ -1,6 +1,6 @@
 """perf_report.py: each CPU generation keeps its own section of docs/performance.md (three
 generations of AMD EPYC VM report the same model name), and the peer's figure is its fastest
-round among those its memory floor allows."""
+round among those its memory floor allows; the last-level cache is read as the library reads it."""
 import os
 import sys
 
@@ -17,11 +17,11 @@ def cpuinfo(vendor, family, model, name):
 
 def test_amd_generations_are_told_apart():
     assert perf_report.cpu_model_name(cpuinfo("AuthenticAMD", 25, 17, "AMD EPYC")) == \
-        "AMD EPYC (Zen 4)"
+        "AMD EPYC (Zen 4, model 11h)"
     assert perf_report.cpu_model_name(cpuinfo("AuthenticAMD", 25, 1, "AMD EPYC")) == \
-        "AMD EPYC (Zen 3)"
+        "AMD EPYC (Zen 3, model 01h)"
     assert perf_report.cpu_model_name(cpuinfo("AuthenticAMD", 26, 2, "AMD EPYC")) == \
-        "AMD EPYC (Zen 5)"
+        "AMD EPYC (Zen 5, model 02h)"
 
 
 def test_other_vendors_name_family_and_model():
@@ -64,3 +64,23 @@ def test_physical_floor_is_the_least_of_the_case_floors():
     assert floor_of("GeluBackward/fp32/16M") == 6.0
     assert floor_of("GroupedBiasAddGrad/fp32/65536x1024_g64") == 9.0
     assert floor_of("GeluBackward/bf16/16M") is None
+
+
+def test_llc_without_sysfs_is_getconf_capped_at_32_mib(monkeypatch):
+    """As the library's simd::last_level_cache_bytes: a VM's CPUID may give the host's L3."""
+    def no_sysfs(*args, **kwargs):
+        raise OSError("no cache entries")
+
+    class Done:
+        def __init__(self, out):
+            self.stdout = out
+
+    reported = {"LEVEL3_CACHE_SIZE": "532676608\n", "LEVEL2_CACHE_SIZE": "1048576\n"}
+    monkeypatch.setattr(perf_report, "open", no_sysfs, raising=False)
+    monkeypatch.setattr(perf_report.subprocess, "run",
+                        lambda cmd, **kw: Done(reported[cmd[1]]))
+    assert perf_report.llc_mib() == 32.0
+    reported["LEVEL3_CACHE_SIZE"] = "16777216\n"
+    assert perf_report.llc_mib() == 16.0
+    reported["LEVEL3_CACHE_SIZE"] = "0\n"
+    assert perf_report.llc_mib() == 1.0

@@ -28,10 +28,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #include "impl/checks.hpp"
 #include "impl/dtype.hpp"
@@ -405,17 +401,9 @@ gbag::RowRead gbag::memory_row_read() {
     const char *v = std::getenv("ACLNN_CPU_GBAG_STREAMS");
     if (v != nullptr && std::strcmp(v, "1") == 0) return kOneStream;
     if (v != nullptr && std::strcmp(v, "8") == 0) return kEightStreams;
-#if defined(__x86_64__)
     // Zen 5: (65536, 1024) FLOAT from memory, 1 thread, 11.1 -> 8.4 ms with one stream
-    // (docs/kernels.md#groupedbiasaddgrad-measurements); not measured on other AMD families.
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u /* "Auth"enticAMD */ &&
-        __get_cpuid(1, &a, &b, &c, &d)) {
-      const unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
-      if (family >= 0x1a) return kOneStream;
-    }
-#endif
-    return kEightStreams;
+    // (docs/kernels.md#groupedbiasaddgrad-measurements); on Zen 4's AVX-512 no faster.
+    return simd::amd_family() >= 0x1a ? kOneStream : kEightStreams;
   }();
   return read;
 }

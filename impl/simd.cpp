@@ -108,6 +108,9 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/cache_control.h>
 #include <strings.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -184,17 +187,20 @@ int64_t sysfs_cache_bytes(int want_level) {
 }
 }  // namespace
 
-// The size of the last-level cache: sysfs's highest cache level of cpu0, else glibc's sysconf.
-// sysfs first: in a VM glibc may report the host's whole L3 (320 MiB here, where sysfs and lscpu
-// say 32 MiB), which would keep streaming off for outputs that never stay cached.
+// The size of the last-level cache: sysfs's highest cache level of cpu0, else glibc's sysconf
+// capped at 32 MiB. In a VM glibc's figure (CPUID's) may be the host's whole L3: 320 MiB on a Xeon
+// VM where sysfs and lscpu said 32 MiB, 508 MiB on a Zen 5 VM with no cache entries in sysfs at all
+// (one Zen 5 CCD, which a VM's few vCPUs share, has 32 MiB). Taken whole, it would keep streaming
+// off for outputs that never stay cached.
 int64_t last_level_cache_bytes() {
   static const int64_t bytes = [] {
     if (const int64_t b = sysfs_cache_bytes(0); b > 0) return b;
+    constexpr int64_t kCap = int64_t{32} << 20;  // also the guess when nothing is reported
     for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
       const long v = sysconf(name);
-      if (v > 0) return static_cast<int64_t>(v);
+      if (v > 0) return std::min(static_cast<int64_t>(v), kCap);
     }
-    return int64_t{32} << 20;  // unknown: a common server L3
+    return kCap;
   }();
   return bytes;
 }
@@ -224,9 +230,29 @@ int64_t streaming_threshold_bytes() {
   return last_level_cache_bytes() / 4;
 }
 
-bool stream_output(int64_t bytes) {
+bool stream_output(int64_t bytes, LoopKind kind, int64_t out_element_bytes) {
   const int mode = stream_override();
-  return mode >= 0 ? mode == 1 : bytes > streaming_threshold_bytes();
+  if (mode >= 0) return mode == 1;
+  if (amd_family() >= 0x1a &&
+      (kind == LoopKind::compute_bound || (kind == LoopKind::elementwise && out_element_bytes < 4)))
+    return false;
+  return bytes > streaming_threshold_bytes();
+}
+
+unsigned amd_family() {
+  static const unsigned family = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u /* "Auth"enticAMD */ ||
+        !__get_cpuid(1, &a, &b, &c, &d))
+      return 0u;
+    const unsigned base = (a >> 8) & 0xf;
+    return base + (base == 0xf ? (a >> 20) & 0xff : 0u);
+#else
+    return 0u;
+#endif
+  }();
+  return family;
 }
 
 void flush_streams() {

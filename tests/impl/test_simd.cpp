@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "impl/dtype.hpp"
@@ -265,15 +266,19 @@ TEST(Simd, CompilesThePortableFallbackAndTheX86Targets) {
               std::find(names.begin(), names.end(), "SCALAR") != names.end());
 }
 
-// Streaming is chosen by size: off up to a quarter of the last-level cache, on above it; the
-// environment forces either way. The size is the one the OS reports for this CPU (sysfs where
-// present).
+// Streaming is chosen by size: off up to a quarter of the last-level cache, on above it (on Zen 5
+// not for a compute-bound loop nor 2-byte elementwise outputs); the environment forces either way.
+// The size is the one the OS reports for this CPU (sysfs where present, else CPUID's capped at 32
+// MiB).
 TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
   const int64_t llc = simd::last_level_cache_bytes();
   ASSERT_GT(llc, 0);
   std::ifstream sysfs("/sys/devices/system/cpu/cpu0/cache/index3/size");
   int64_t kib = 0;
-  if (sysfs >> kib) EXPECT_EQ(llc, kib << 10);
+  if (sysfs >> kib)
+    EXPECT_EQ(llc, kib << 10);
+  else  // CPUID's figure, which a VM may give for the whole host, is capped
+    EXPECT_LE(llc, int64_t{32} << 20);
   EXPECT_EQ(simd::streaming_threshold_bytes(), llc / 4);
   {
     const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
@@ -281,13 +286,50 @@ TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
     EXPECT_TRUE(simd::stream_output(llc / 4 + 1));
   }
   {
+    // By size for every kind of loop but on AMD family 1Ah (Zen 5): there compute-bound loops
+    // and elementwise ones with 2-byte outputs never stream.
+    const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
+    const bool zen5 = simd::amd_family() >= 0x1a;
+    using simd::LoopKind;
+    for (int64_t width : {2, 4}) {
+      for (LoopKind kind : {LoopKind::rows, LoopKind::elementwise, LoopKind::compute_bound}) {
+        EXPECT_FALSE(simd::stream_output(llc / 4, kind, width));
+        const bool zen5_off =
+            kind == LoopKind::compute_bound || (kind == LoopKind::elementwise && width == 2);
+        EXPECT_EQ(simd::stream_output(llc * 4, kind, width), !(zen5 && zen5_off))
+            << static_cast<int>(kind) << " " << width;
+      }
+    }
+  }
+  {
     const aclnn_test::ScopedEnv on("ACLNN_CPU_STREAM_STORES", "1");
     EXPECT_TRUE(simd::stream_output(64));
+    EXPECT_TRUE(simd::stream_output(64, simd::LoopKind::compute_bound));
   }
   {
     const aclnn_test::ScopedEnv off("ACLNN_CPU_STREAM_STORES", "0");
     EXPECT_FALSE(simd::stream_output(llc * 4));
   }
+}
+
+// amd_family() is the kernel's "cpu family" of an AuthenticAMD CPU (/proc/cpuinfo), 0 elsewhere.
+TEST(StreamOutput, AmdFamilyAsTheKernelReportsIt) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, vendor;
+  unsigned family = 0;
+  bool have_family = false;
+  while (std::getline(cpuinfo, line) && !(have_family && !vendor.empty())) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || colon + 2 > line.size()) continue;
+    const std::string value = line.substr(colon + 2);
+    if (line.rfind("vendor_id", 0) == 0) vendor = value;
+    if (line.rfind("cpu family", 0) == 0) {
+      family = static_cast<unsigned>(std::stoul(value));
+      have_family = true;
+    }
+  }
+  if (!have_family) GTEST_SKIP() << "no cpu family in /proc/cpuinfo";
+  EXPECT_EQ(simd::amd_family(), vendor == "AuthenticAMD" ? family : 0u);
 }
 
 // ACLNN_CPU_TARGET caps dispatch at the named target (CTest runs this suite once more with
