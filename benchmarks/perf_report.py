@@ -275,7 +275,7 @@ def cpu_model_name(cpuinfo):
                                  0xA0 <= model <= 0xAF)
         gen = {23: "Zen 1/2", 25: "Zen 4" if zen4 else "Zen 3", 26: "Zen 5"}[family]
         # The model too: VMs of one generation differ (two Zen 5 VMs here ran GeluBackward's
-        # arithmetic 1.5x apart), and each keeps its own tables.
+        # arithmetic 1.2-1.6x apart), and each keeps its own tables.
         return f"{name} ({gen}, model {model:02X}h)"
     return f"{name} (family {family}, model {model})"
 
