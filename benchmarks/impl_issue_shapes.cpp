@@ -10,6 +10,14 @@
 // (untimed), so the call starts with its data in memory rather than in the cache. Without it, a
 // VM with a 260 MiB L3 kept a 16-bit case's 96 MB between calls whenever its neighbours were
 // quiet, and the 16-bit floor moved between 4.8 and 7.3 ms from run to run.
+//
+// ACLNN_BENCH_ROTATE_BYTES=n (perf_report.py's default, sustained mode; instead of the scrub): such
+// a case or floor is built 1 + ceil(n / its bytes) times, and the timed calls take the copies in
+// turn, back to back, so each call finds its data in memory and pays, as a caller's next op would,
+// for writing back the dirty lines the previous call left in the cache. The scrub lets those
+// write-backs happen untimed: up to a last-level cache of a plain-stored output per call is
+// written for free, which favours code that leaves its output in the cache (PyTorch, the plain
+// triad) over code that streams it to memory.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -71,9 +79,23 @@ void scrub_cache(int threads) {
     benchmark::DoNotOptimize(sum);
   });
 }
-// scrub_cache() with the timers stopped, for data of `bytes` above kColdBytes.
+size_t rotate_bytes() {
+  static const size_t bytes = [] {
+    const char *v = std::getenv("ACLNN_BENCH_ROTATE_BYTES");
+    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+  }();
+  return bytes;
+}
+// How many copies of data of `bytes` the sustained mode rotates through: enough that the others
+// hold ACLNN_BENCH_ROTATE_BYTES; 1 (no rotation) for cached cases or without the variable.
+size_t copies_for(size_t bytes) {
+  if (bytes <= kColdBytes || rotate_bytes() == 0 || bytes == 0) return 1;
+  return 1 + (rotate_bytes() + bytes - 1) / bytes;
+}
+// scrub_cache() with the timers stopped, for data of `bytes` above kColdBytes (not in the
+// sustained mode, where rotation keeps the data cold).
 void start_cold(benchmark::State &state, size_t bytes, int threads) {
-  if (bytes <= kColdBytes) return;
+  if (bytes <= kColdBytes || rotate_bytes() != 0) return;
   state.PauseTiming();
   scrub_cache(threads);
   state.ResumeTiming();
@@ -307,27 +329,37 @@ std::unique_ptr<Case> make_gbag(aclDataType dt, int64_t rows, int64_t h, int64_t
   return c;
 }
 
-// The case being measured stays built across the repetitions of one benchmark.
+// The case being measured stays built across the repetitions of one benchmark: one copy, or
+// copies_for() of them in the sustained mode, called in turn (g_next: the least recently used).
 std::string g_key;
-std::unique_ptr<Case> g_case;
+std::vector<std::unique_ptr<Case>> g_cases;
+size_t g_next = 0;
 
 void run_case(benchmark::State &state, const std::string &key, int64_t threads,
               const std::function<std::unique_ptr<Case>()> &make) {
   if (g_key != key) {
-    g_case.reset();
-    g_case = make();
-    g_key = key;
+    g_cases.clear();
+    g_key.clear();
+    g_cases.push_back(make());
+    const size_t copies = copies_for(g_cases[0]->bytes());
+    while (g_cases.size() < copies) g_cases.push_back(make());
     set_threads(threads);
-    if (g_case->call(*g_case) != ACLNN_SUCCESS) {  // warm-up: pool threads, first touch
-      state.SkipWithError(aclGetRecentErrMsg());
-      return;
-    }
+    for (auto &c : g_cases)
+      if (c->call(*c) != ACLNN_SUCCESS) {  // warm-up: pool threads, first touch, workspace
+        state.SkipWithError(aclGetRecentErrMsg());
+        g_cases.clear();
+        return;
+      }
+    g_key = key;
+    g_next = 0;
   }
   set_threads(threads);
-  const size_t bytes = g_case->bytes();
+  const size_t bytes = g_cases[0]->bytes();
   for (auto _ : state) {
     start_cold(state, bytes, static_cast<int>(threads));
-    if (g_case->call(*g_case) != ACLNN_SUCCESS) {
+    Case &c = *g_cases[g_next];
+    g_next = (g_next + 1) % g_cases.size();
+    if (c.call(c) != ACLNN_SUCCESS) {
       state.SkipWithError(aclGetRecentErrMsg());
       break;
     }
@@ -344,14 +376,33 @@ const char *dt_name(aclDataType dt) {
 // read of `bytes` (like a reduction), split over `threads` threads (benchmarks/memory_floor.hpp).
 // The arrays are 64-byte aligned, as the cases' buffers are (Buf): a vector's large allocation
 // starts 16 bytes past a page, where every 64-byte access straddles two lines.
-std::unique_ptr<Buf> g_a, g_b, g_c;
-size_t g_floor_n = 0;
-void ensure_floor_arrays(size_t n) {
-  if (g_floor_n >= n) return;
-  g_a = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 0.0f; });
-  g_b = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 1.0f; });
-  g_c = std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [](int64_t) { return 2.0f; });
-  g_floor_n = n;
+// In the sustained mode copies_for() sets of arrays, used in turn as the cases' copies are.
+struct FloorArrays {
+  std::unique_ptr<Buf> a, b, c;
+};
+std::vector<FloorArrays> g_floor;
+size_t g_floor_n = 0, g_floor_next = 0;
+bool g_floor_triad = false;
+// The sets of arrays of n floats (b alone for the read, a, b and c for the triad), built once; the
+// next set is g_floor[g_floor_next] (set 0 first: the least recently written).
+void ensure_floor_arrays(size_t n, bool triad) {
+  const size_t copies = copies_for(n * 4 * (triad ? 3 : 1));
+  if (g_floor_n != n || g_floor_triad != triad || g_floor.size() != copies) {
+    g_floor.clear();
+    const auto arr = [n](float v) {
+      return std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [v](int64_t) { return v; });
+    };
+    for (size_t i = 0; i < copies; ++i)
+      g_floor.push_back({triad ? arr(0.0f) : nullptr, arr(1.0f), triad ? arr(2.0f) : nullptr});
+    g_floor_n = n;
+    g_floor_triad = triad;
+    g_floor_next = 0;
+  }
+}
+FloorArrays &next_floor_arrays() {
+  FloorArrays &f = g_floor[g_floor_next];
+  g_floor_next = (g_floor_next + 1) % g_floor.size();
+  return f;
 }
 float *floor_array(const std::unique_ptr<Buf> &b) {
   return reinterpret_cast<float *>(b->mem.get());
@@ -362,11 +413,12 @@ template <bool kStream>
 void BM_FloorTriad(benchmark::State &state) {
   const auto n = static_cast<size_t>(state.range(0)) / 4;
   const int threads = static_cast<int>(state.range(1));
-  ensure_floor_arrays(n);
+  ensure_floor_arrays(n, true);
   for (auto _ : state) {
     start_cold(state, 3 * n * 4, threads);
-    in_threads(threads, n, [](size_t b, size_t e) {
-      aclnn_bench::floor_triad(floor_array(g_a), floor_array(g_b), floor_array(g_c), b, e, kStream);
+    FloorArrays &f = next_floor_arrays();
+    in_threads(threads, n, [&f](size_t b, size_t e) {
+      aclnn_bench::floor_triad(floor_array(f.a), floor_array(f.b), floor_array(f.c), b, e, kStream);
     });
     benchmark::ClobberMemory();
   }
@@ -374,13 +426,14 @@ void BM_FloorTriad(benchmark::State &state) {
 void BM_FloorRead(benchmark::State &state) {
   const auto n = static_cast<size_t>(state.range(0)) / 4;
   const int threads = static_cast<int>(state.range(1));
-  ensure_floor_arrays(n);
+  ensure_floor_arrays(n, false);
   for (auto _ : state) {
     start_cold(state, n * 4, threads);
+    FloorArrays &f = next_floor_arrays();
     std::vector<uint32_t> sums(static_cast<size_t>(threads));
     in_threads(threads, n, [&](size_t b, size_t e) {
       sums[b * static_cast<size_t>(threads) / n] =
-          aclnn_bench::floor_read(reinterpret_cast<const uint32_t *>(floor_array(g_b)), b, e);
+          aclnn_bench::floor_read(reinterpret_cast<const uint32_t *>(floor_array(f.b)), b, e);
     });
     benchmark::DoNotOptimize(sums.data());
   }

@@ -102,7 +102,7 @@ def torch_child(threads):
     """torch_medians(threads) in a fresh Python process (the round's own sample of PyTorch's
     process state, see best_of_rounds); None where PyTorch is missing."""
     cmd = [sys.executable, os.path.abspath(__file__), "--torch-child", str(threads),
-           "--scrub-bytes", str(SCRUB_BYTES)]
+           "--scrub-bytes", str(SCRUB_BYTES), "--rotate-bytes", str(ROTATE_BYTES)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -114,6 +114,8 @@ def run_library(build):
         env["ACLNN_CPU_TARGET"] = FORCED
     if SCRUB_BYTES:
         env["ACLNN_BENCH_SCRUB_BYTES"] = str(SCRUB_BYTES)
+    if ROTATE_BYTES:
+        env["ACLNN_BENCH_ROTATE_BYTES"] = str(ROTATE_BYTES)
     out = subprocess.run(
         [exe, "--benchmark_filter=^(Case|Cache|Floor|Call)/", "--benchmark_format=json"],
         check=True, capture_output=True, text=True, env=env).stdout
@@ -136,6 +138,12 @@ def run_library(build):
 MED_CPU = {}
 
 
+def rotation_copies(nbytes, rotate_bytes):
+    """The sustained mode's copies of a case's nbytes of data: enough that the others hold
+    rotate_bytes (bench_impl's copies_for); 1 without rotation."""
+    return 1 + -(-rotate_bytes // nbytes) if rotate_bytes and nbytes else 1
+
+
 def torch_medians(threads):
     """Median of 7 calls of PyTorch's kernels on the same shapes; {} if torch is missing."""
     try:
@@ -144,15 +152,21 @@ def torch_medians(threads):
         return None
     torch.set_num_threads(threads)
     res = {}
-    # Every PyTorch case is a 16 M-element one: each call starts cold, as the library's do (the
-    # sum runs on torch's `threads` threads, as bench_impl reads with the case's thread count).
+    # Every PyTorch case is a 16 M-element one: each call starts cold, as the library's do. Scrub
+    # mode: the sum runs on torch's `threads` threads, as bench_impl reads with the case's thread
+    # count. Sustained mode: rotation_copies() copies of the case's tensors, called in turn.
     scrub = torch.ones(SCRUB_BYTES // 8, dtype=torch.int64) if SCRUB_BYTES else None
 
-    def timed(key, f):
+    def timed(key, make, nbytes):
+        """make(): a call on a fresh set of tensors of nbytes in all; rotation_copies() of them,
+        called in turn."""
         try:
-            f()
+            calls = [make() for _ in range(rotation_copies(nbytes, ROTATE_BYTES))]
+            for f in calls:
+                f()
             ts, cs = [], []
-            for _ in range(7):
+            for i in range(7):
+                f = calls[i % len(calls)]
                 if scrub is not None:
                     scrub.sum()
                 t, c = time.perf_counter(), time.process_time()
@@ -167,39 +181,57 @@ def torch_medians(threads):
 
     g = torch.Generator().manual_seed(1)
     for dname, dt in (("fp32", torch.float32), ("bf16", torch.bfloat16), ("fp16", torch.float16)):
-        dy = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
-        x = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
-        xu = (torch.rand(M16, generator=g) * 0.998 + 0.001).to(dt)
-        o = torch.empty(M16, dtype=dt)
-        timed(f"GeluBackward/{dname}/16M", lambda: torch.ops.aten.gelu_backward.grad_input(
-            dy, x, approximate="none", grad_input=o))
-        # SELU's backward in PyTorch is elu_backward on the result.
-        timed(f"SeluBackward/{dname}/16M", lambda: torch.ops.aten.elu_backward.grad_input(
-            dy, 1.6732632423543772, 1.0507009873554805, 1.0, True, x, grad_input=o))
-        timed(f"LogitGrad/{dname}/16M", lambda: torch.ops.aten.logit_backward.grad_input(
-            dy, xu, None, grad_input=o))
-        del dy, x, xu, o
+        es = torch.tensor([], dtype=dt).element_size()
+        dy0 = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
+        x0 = (torch.rand(M16, generator=g) * 8 - 4).to(dt)
+        xu0 = (torch.rand(M16, generator=g) * 0.998 + 0.001).to(dt)
+
+        def gelu():
+            dy, x, o = dy0.clone(), x0.clone(), torch.empty(M16, dtype=dt)
+            return lambda: torch.ops.aten.gelu_backward.grad_input(dy, x, approximate="none",
+                                                                   grad_input=o)
+
+        def selu():  # SELU's backward in PyTorch is elu_backward on the result.
+            dy, x, o = dy0.clone(), x0.clone(), torch.empty(M16, dtype=dt)
+            return lambda: torch.ops.aten.elu_backward.grad_input(
+                dy, 1.6732632423543772, 1.0507009873554805, 1.0, True, x, grad_input=o)
+
+        def logit():
+            dy, xu, o = dy0.clone(), xu0.clone(), torch.empty(M16, dtype=dt)
+            return lambda: torch.ops.aten.logit_backward.grad_input(dy, xu, None, grad_input=o)
+
+        timed(f"GeluBackward/{dname}/16M", gelu, 3 * M16 * es)
+        timed(f"SeluBackward/{dname}/16M", selu, 3 * M16 * es)
+        timed(f"LogitGrad/{dname}/16M", logit, 3 * M16 * es)
+        dy0 = x0 = xu0 = None
         m, n = 16384, 1024
-        dy = torch.randn(m, n, generator=g).to(dt)
-        x = torch.randn(m, n, generator=g).to(dt)
+        dy0 = torch.randn(m, n, generator=g).to(dt)
+        x0 = torch.randn(m, n, generator=g).to(dt)
         mean = torch.randn(m, 1, generator=g) * 0.1
         rstd = torch.rand(m, 1, generator=g) + 0.5
         w = torch.randn(n, generator=g)
-        gi, gw, gb = torch.empty(m, n, dtype=dt), torch.empty(n), torch.empty(n)
-        if dt != torch.float32:  # PyTorch wants one dtype for all
-            mean, rstd, w = mean.to(dt), rstd.to(dt), w.to(dt)
-            gw, gb = gw.to(dt), gb.to(dt)
+        wdt = dt  # PyTorch wants one dtype for all
+        mean, rstd, w = mean.to(wdt), rstd.to(wdt), w.to(wdt)
         b = torch.zeros_like(w)
-        timed(f"LayerNormBackward/{dname}/16384x1024", lambda: torch.ops.aten.native_layer_norm_backward.out(
-            dy, x, [n], mean, rstd, w, b, [True, True, True], out0=gi, out1=gw, out2=gb))
-        del dy, x, gi
+
+        def layer_norm():
+            dy, x, gi = dy0.clone(), x0.clone(), torch.empty(m, n, dtype=dt)
+            gw, gb = torch.empty(n, dtype=wdt), torch.empty(n, dtype=wdt)
+            return lambda: torch.ops.aten.native_layer_norm_backward.out(
+                dy, x, [n], mean, rstd, w, b, [True, True, True], out0=gi, out1=gw, out2=gb)
+
+        timed(f"LayerNormBackward/{dname}/16384x1024", layer_norm, 3 * m * n * es)
+        dy0 = x0 = None
         rows, h, groups = 65536, 1024, 64
-        gy = torch.randn(rows, h, generator=g).to(dt)
+        gy0 = torch.randn(rows, h, generator=g).to(dt)
         idx = torch.arange(rows) * groups // rows
-        out = torch.empty(groups, h, dtype=dt)
-        timed(f"GroupedBiasAddGrad/{dname}/65536x1024_g64",
-              lambda: out.zero_().index_add_(0, idx, gy))
-        del gy, out
+
+        def gbag():
+            gy, out = gy0.clone(), torch.empty(groups, h, dtype=dt)
+            return lambda: out.zero_().index_add_(0, idx, gy)
+
+        timed(f"GroupedBiasAddGrad/{dname}/65536x1024_g64", gbag, rows * h * es)
+        gy0 = None
     return res
 
 
@@ -250,6 +282,10 @@ LLC_MIB = None
 # Bytes read between timed calls of the 16 M-element cases and floors (twice the LLC), so that each
 # starts with its data in memory (bench_impl's ACLNN_BENCH_SCRUB_BYTES); 0 when the LLC is unknown.
 SCRUB_BYTES = 0
+# The sustained mode's (the default): each 16 M-element case and floor rotates through copies of its
+# data such that the others hold this many bytes (twice the LLC), timed back to back, no scrub
+# (bench_impl's ACLNN_BENCH_ROTATE_BYTES).
+ROTATE_BYTES = 0
 
 
 def cpu_model_name(cpuinfo):
@@ -334,11 +370,20 @@ def render(med, ctx, torch1, torch2):
         "ops' 2-byte ones, measured slower there: docs/kernels.md#non-temporal-stores), which "
         "the plain triad does not use; the streaming floor is the triad with such stores, the lowest "
         "time that store path can reach. "
-        + (f"Before each timed call of a 16 M-element case or floor (library, PyTorch and triad "
+        + (f"Sustained mode: each 16 M-element case or floor (library, PyTorch and triad alike) "
+           f"is built in as many copies as make the others hold {ROTATE_BYTES / 2**20:g} MiB "
+           "(twice the last-level cache), and the timed calls take them in turn, back to back: "
+           "each finds its data in memory and pays, as a caller's next op would, for writing back "
+           "what the previous call left dirty in the cache (`--scrub` reads another buffer "
+           "between calls instead, untimed, which writes those lines back for free and favours "
+           "plain stores over the library's streaming ones). "
+           if ROTATE_BYTES else
+           f"Before each timed call of a 16 M-element case or floor (library, PyTorch and triad "
            f"alike), {SCRUB_BYTES / 2**20:g} MiB of another buffer (twice the last-level cache) "
            "are read, untimed, with the call's thread count, so that the call's data come mostly "
            "from memory rather than from a cache that kept them since the previous call (an "
-           "adaptive replacement policy may keep some). "
+           "adaptive replacement policy may keep some); that read also writes back, untimed, the "
+           "lines the previous call left dirty (`--scrub`). "
            if SCRUB_BYTES else "Calls are repeated on cached data (`--warm`, or the last-level "
            "cache is unknown). ")
         + "On a loaded machine every figure is "
@@ -421,7 +466,7 @@ TORCH_CAPABILITY = "?"
 
 
 def main():
-    global TARGET, TORCH_VERSION, SCRUB_BYTES
+    global TARGET, TORCH_VERSION, SCRUB_BYTES, ROTATE_BYTES
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--cli", default=None,
@@ -439,11 +484,17 @@ def main():
     ap.add_argument("--warm", action="store_true",
                     help="repeat the 16 M-element calls on cached data (as reports before the "
                          "ninth round did) instead of starting each cold")
+    ap.add_argument("--scrub", action="store_true",
+                    help="start each 16 M-element call cold by reading twice the LLC of another "
+                         "buffer, untimed (as reports before 2026-12-02 did), instead of the "
+                         "sustained mode's rotation through copies of the data: the untimed read "
+                         "also writes back, for free, the dirty lines the previous call left")
     ap.add_argument("--torch-child", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--scrub-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--rotate-bytes", type=int, default=0, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.torch_child is not None:  # one round's PyTorch figures, as JSON on stdout (torch_child)
-        SCRUB_BYTES = a.scrub_bytes
+        SCRUB_BYTES, ROTATE_BYTES = a.scrub_bytes, a.rotate_bytes
         json.dump(torch_medians(a.torch_child), sys.stdout)
         return
     global FORCED
@@ -469,7 +520,8 @@ def main():
     except OSError:
         pass
     LLC_MIB = llc_mib()
-    SCRUB_BYTES = 0 if a.warm or not LLC_MIB else int(2 * LLC_MIB * 2**20)
+    cold_bytes = 0 if a.warm or not LLC_MIB else int(2 * LLC_MIB * 2**20)
+    SCRUB_BYTES, ROTATE_BYTES = (cold_bytes, 0) if a.scrub else (0, cold_bytes)
     # The rounds alternate library and PyTorch, so that a change in the machine's speed during the
     # run (a shared VM's memory bandwidth moves by a third within minutes) reaches both sides.
     lib_rounds, cpu_rounds, t1_rounds, t2_rounds = [], [], [], []

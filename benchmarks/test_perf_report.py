@@ -84,3 +84,11 @@ def test_llc_without_sysfs_is_getconf_capped_at_32_mib(monkeypatch):
     assert perf_report.llc_mib() == 16.0
     reported["LEVEL3_CACHE_SIZE"] = "0\n"
     assert perf_report.llc_mib() == 1.0
+
+
+def test_rotation_keeps_twice_the_llc_in_the_other_copies():
+    mib = 2**20
+    assert perf_report.rotation_copies(192 * mib, 64 * mib) == 2  # fp32 elementwise, 32 MiB LLC
+    assert perf_report.rotation_copies(96 * mib, 520 * mib) == 7  # 16-bit, 260 MiB LLC
+    assert perf_report.rotation_copies(64 * mib, 64 * mib) == 2
+    assert perf_report.rotation_copies(192 * mib, 0) == 1  # scrub or warm mode: one copy
