@@ -247,7 +247,7 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   plan.stream = simd::stream_output(
       numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +
                                           dtype_size(gradInput->dtype)),
-      simd::LoopKind::compute_bound, dtype_size(gradInput->dtype));
+      simd::LoopKind::compute_bound);
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }

@@ -230,12 +230,10 @@ int64_t streaming_threshold_bytes() {
   return last_level_cache_bytes() / 4;
 }
 
-bool stream_output(int64_t bytes, LoopKind kind, int64_t out_element_bytes) {
+bool stream_output(int64_t bytes, LoopKind kind) {
   const int mode = stream_override();
   if (mode >= 0) return mode == 1;
-  if (amd_family() >= 0x1a &&
-      (kind == LoopKind::compute_bound || (kind == LoopKind::elementwise && out_element_bytes < 4)))
-    return false;
+  if (amd_family() >= 0x1a && kind == LoopKind::compute_bound) return false;
   return bytes > streaming_threshold_bytes();
 }
 

@@ -37,12 +37,11 @@ void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 // cache), so the output would be evicted before anyone reads it, and streaming saves the
 // read-for-ownership of every output line (a quarter of an elementwise op's memory traffic). The
 // same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in the environment turns it off or on for
-// every size (for benchmarks and tests). On AMD family 1Ah (Zen 5) two kinds of loop do not stream:
-// measured slower there (docs/kernels.md#non-temporal-stores), for a compute-bound loop (its
-// arithmetic, not its memory traffic, sets its time) at every output width and for an elementwise
-// loop with outputs narrower than 4 bytes; faster for rows and 4-byte elementwise outputs.
+// every size (for benchmarks and tests). On AMD family 1Ah (Zen 5) a compute-bound loop (its
+// arithmetic, not its memory traffic, sets its time) does not stream: measured slower or no faster
+// there on two VMs (docs/kernels.md#non-temporal-stores).
 enum class LoopKind { rows, elementwise, compute_bound };
-bool stream_output(int64_t bytes, LoopKind kind = LoopKind::rows, int64_t out_element_bytes = 4);
+bool stream_output(int64_t bytes, LoopKind kind = LoopKind::rows);
 // The family of an AMD x86 CPU (CPUID's base plus extended family: 0x19 Zen 3/4, 0x1a Zen 5), 0 on
 // any other CPU; for choices measured on one family only.
 unsigned amd_family();

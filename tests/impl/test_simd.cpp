@@ -287,18 +287,14 @@ TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
   }
   {
     // By size for every kind of loop but on AMD family 1Ah (Zen 5): there compute-bound loops
-    // and elementwise ones with 2-byte outputs never stream.
+    // never stream.
     const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
     const bool zen5 = simd::amd_family() >= 0x1a;
     using simd::LoopKind;
-    for (int64_t width : {2, 4}) {
-      for (LoopKind kind : {LoopKind::rows, LoopKind::elementwise, LoopKind::compute_bound}) {
-        EXPECT_FALSE(simd::stream_output(llc / 4, kind, width));
-        const bool zen5_off =
-            kind == LoopKind::compute_bound || (kind == LoopKind::elementwise && width == 2);
-        EXPECT_EQ(simd::stream_output(llc * 4, kind, width), !(zen5 && zen5_off))
-            << static_cast<int>(kind) << " " << width;
-      }
+    for (LoopKind kind : {LoopKind::rows, LoopKind::elementwise, LoopKind::compute_bound}) {
+      EXPECT_FALSE(simd::stream_output(llc / 4, kind));
+      EXPECT_EQ(simd::stream_output(llc * 4, kind), !(zen5 && kind == LoopKind::compute_bound))
+          << static_cast<int>(kind);
     }
   }
   {
