@@ -206,7 +206,7 @@ static aclnnStatus get_workspace_size(const aclTensor *x, const aclTensor *dy, d
   plan.params = make_params(eps);
   plan.dtype = x->dtype;
   plan.stream = simd::stream_output(numel(*x) * 3 * static_cast<int64_t>(dtype_size(x->dtype)),
-                                    simd::LoopKind::elementwise);
+                                    simd::LoopKind::memory_bound);
   return publish_executor(
       kOp, 0, [plan](void *) { execute(plan); }, workspaceSize, executor);
 }

@@ -174,7 +174,7 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   plan.dtype = gradOutput->dtype;
   plan.stream = simd::stream_output(
       numel(*gradOutput) * 3 * static_cast<int64_t>(dtype_size(gradOutput->dtype)),
-      simd::LoopKind::elementwise);
+      simd::LoopKind::memory_bound);
   return publish_executor(
       kOp, 0, [plan](void *) { run_plan(plan); }, workspaceSize, executor);
 }

@@ -40,8 +40,8 @@ void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 // every size (for benchmarks and tests). On AMD family 1Ah (Zen 5) a compute-bound loop (its
 // arithmetic, not its memory traffic, sets its time) does not stream: measured slower or no faster
 // there on two VMs (docs/kernels.md#non-temporal-stores).
-enum class LoopKind { rows, elementwise, compute_bound };
-bool stream_output(int64_t bytes, LoopKind kind = LoopKind::rows);
+enum class LoopKind { memory_bound, compute_bound };
+bool stream_output(int64_t bytes, LoopKind kind = LoopKind::memory_bound);
 // The family of an AMD x86 CPU (CPUID's base plus extended family: 0x19 Zen 3/4, 0x1a Zen 5), 0 on
 // any other CPU; for choices measured on one family only.
 unsigned amd_family();

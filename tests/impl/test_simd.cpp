@@ -291,7 +291,7 @@ TEST(StreamOutput, ByAQuarterOfTheLastLevelCacheUnlessForced) {
     const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
     const bool zen5 = simd::amd_family() >= 0x1a;
     using simd::LoopKind;
-    for (LoopKind kind : {LoopKind::rows, LoopKind::elementwise, LoopKind::compute_bound}) {
+    for (LoopKind kind : {LoopKind::memory_bound, LoopKind::compute_bound}) {
       EXPECT_FALSE(simd::stream_output(llc / 4, kind));
       EXPECT_EQ(simd::stream_output(llc * 4, kind), !(zen5 && kind == LoopKind::compute_bound))
           << static_cast<int>(kind);
