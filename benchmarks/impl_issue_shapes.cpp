@@ -66,11 +66,13 @@ constexpr size_t kColdBytes = size_t{32} << 20;
 // the cold 2-thread fp32 triad that followed ran no faster than 1 thread (13.8 against 8.1 ms
 // warm); read by the calling thread and one more, the 16-bit one still took 5.9-6.2 ms against
 // 7.0 with 1 thread; read by two fresh threads (in_threads), 3.74-3.80 ms.
+// A byte count from the environment, 0 where unset.
+size_t env_bytes(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+}
 void scrub_cache(int threads) {
-  static const size_t bytes = [] {
-    const char *v = std::getenv("ACLNN_BENCH_SCRUB_BYTES");
-    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
-  }();
+  static const size_t bytes = env_bytes("ACLNN_BENCH_SCRUB_BYTES");
   if (bytes == 0) return;
   static const std::vector<uint64_t> buf(bytes / 8, 1);
   in_threads(threads, buf.size(), [](size_t b, size_t e) {
@@ -80,10 +82,7 @@ void scrub_cache(int threads) {
   });
 }
 size_t rotate_bytes() {
-  static const size_t bytes = [] {
-    const char *v = std::getenv("ACLNN_BENCH_ROTATE_BYTES");
-    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
-  }();
+  static const size_t bytes = env_bytes("ACLNN_BENCH_ROTATE_BYTES");
   return bytes;
 }
 // How many copies of data of `bytes` the sustained mode rotates through: enough that the others
@@ -382,12 +381,11 @@ struct FloorArrays {
 };
 std::vector<FloorArrays> g_floor;
 size_t g_floor_n = 0, g_floor_next = 0;
-bool g_floor_triad = false;
 // The sets of arrays of n floats (b alone for the read, a, b and c for the triad), built once; the
 // next set is g_floor[g_floor_next] (set 0 first: the least recently written).
 void ensure_floor_arrays(size_t n, bool triad) {
   const size_t copies = copies_for(n * 4 * (triad ? 3 : 1));
-  if (g_floor_n != n || g_floor_triad != triad || g_floor.size() != copies) {
+  if (g_floor_n != n || g_floor.size() != copies || (g_floor[0].a != nullptr) != triad) {
     g_floor.clear();
     const auto arr = [n](float v) {
       return std::make_unique<Buf>(static_cast<int64_t>(n), ACL_FLOAT, [v](int64_t) { return v; });
@@ -395,7 +393,6 @@ void ensure_floor_arrays(size_t n, bool triad) {
     for (size_t i = 0; i < copies; ++i)
       g_floor.push_back({triad ? arr(0.0f) : nullptr, arr(1.0f), triad ? arr(2.0f) : nullptr});
     g_floor_n = n;
-    g_floor_triad = triad;
     g_floor_next = 0;
   }
 }

@@ -210,13 +210,12 @@ def torch_medians(threads):
         mean = torch.randn(m, 1, generator=g) * 0.1
         rstd = torch.rand(m, 1, generator=g) + 0.5
         w = torch.randn(n, generator=g)
-        wdt = dt  # PyTorch wants one dtype for all
-        mean, rstd, w = mean.to(wdt), rstd.to(wdt), w.to(wdt)
+        mean, rstd, w = mean.to(dt), rstd.to(dt), w.to(dt)  # PyTorch wants one dtype for all
         b = torch.zeros_like(w)
 
         def layer_norm():
             dy, x, gi = dy0.clone(), x0.clone(), torch.empty(m, n, dtype=dt)
-            gw, gb = torch.empty(n, dtype=wdt), torch.empty(n, dtype=wdt)
+            gw, gb = torch.empty(n, dtype=dt), torch.empty(n, dtype=dt)
             return lambda: torch.ops.aten.native_layer_norm_backward.out(
                 dy, x, [n], mean, rstd, w, b, [True, True, True], out0=gi, out1=gw, out2=gb)
 
