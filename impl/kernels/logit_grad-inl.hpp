@@ -6,7 +6,7 @@
 // - dtypes: x and dy of FLOAT, FLOAT16 or BFLOAT16 (exact in float); results rounded once to the
 //   output kind, or stored as doubles for a strided output.
 // - accuracy: in float vectors. FLOAT: x * (1 - x) as one FMA and the quotient, within 1.5 ulp
-//   (vectors with a quotient of 2^127 or more in double, rounded once); 16-bit dtypes: x * (1 - x)
+//   (lanes with a quotient of 2^127 or more in double, rounded once); 16-bit dtypes: x * (1 - x)
 //   and the quotient below 3 * 2^-24 relative, rounded once, within 0.51 ulp (VAL-TOL-1: 2 and
 //   1 ulp). eps is compared with x exactly (the range [lo, hi] holds the same values in float and
 //   double); docs/kernels.md#logitgrad.
@@ -97,17 +97,20 @@ void LogitGradGeneral(int in_kind, int out_kind, int narrow, const void *x, cons
     // below x) and one rounded division: within 1.5 ulp of the exact quotient (VAL-TOL-1's bound
     // is 2; docs/kernels.md#logitgrad). -x * x + x is +0 at x = 0 and 1 and -0 at x = -0 (the
     // + 0.0 below), negative for x < 0 and x > 1 (-inf or NaN for infinite x), as x (1 - x) is, so
-    // the lane selection is f's. A vector with a lane of |q| >= 2^127, where the quotient's error
-    // could cross the overflow threshold (and infinite dy or den = 0), is evaluated in double as
-    // before: the same decisions, one rounding to float.
+    // the lane selection is f's. The lanes of |q| >= 2^127, where the quotient's error could cross
+    // the overflow threshold (and infinite dy or den = 0), are evaluated in double as before: the
+    // same decisions, one rounding to float.
     simd::HWY_NAMESPACE::BinaryF32To(
         in_kind, out_kind, x, dy, out, n, stream,
         [&](auto df, auto vx, auto vdy) ACLNN_SIMD_LAMBDA {
           const auto den = hn::Add(simd::HWY_NAMESPACE::Fma(df, hn::Neg(vx), vx, vx), hn::Zero(df));
           const auto q = hn::Div(vdy, den);
-          if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Ge(hn::Abs(q), hn::Set(df, 0x1p127f)))))
-            return InDouble(df, vx, vdy, f);
-          return select(df, vx, vdy, den, q);
+          const auto big = hn::Ge(hn::Abs(q), hn::Set(df, 0x1p127f));
+          const auto r = select(df, vx, vdy, den, q);
+          // Lane by lane, so that a lane's bits do not depend on its neighbours (VAL-DET-1).
+          if (HWY_UNLIKELY(!hn::AllFalse(df, big)))
+            return hn::IfThenElse(big, InDouble(df, vx, vdy, f), r);
+          return r;
         });
   };
   if (neg_eps)

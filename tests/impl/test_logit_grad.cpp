@@ -677,7 +677,7 @@ TEST(LogitGrad, AccuracyFp32SpreadEdgesAndSignedZeros) {
 // FLOAT quotients at float's overflow threshold (2^128 (1 - 2^-25)): dy near FLT_MAX x (1 - x),
 // a few floats either side of it and of x, over x's range. There the float path's quotient, a
 // rounding of a rounded x (1 - x), could land on the other side of the threshold than the exact
-// value; its vectors with a quotient of 2^127 or more are evaluated in double
+// value; its lanes with a quotient of 2^127 or more are evaluated in double
 // (docs/kernels.md#logitgrad). An infinity where the exact value rounds to FLT_MAX (or the reverse)
 // fails as an infinite error.
 TEST(LogitGrad, AccuracyFp32AtTheOverflowThreshold) {
