@@ -51,8 +51,8 @@ HWY_INLINE hn::Vec<DF> InDouble(DF df, hn::Vec<DF> vx, hn::Vec<DF> vdy, const F 
 
 // The general rule with the per-element specific clauses (LOGIT-X-NONFINITE-1,
 // LOGIT-DY-NONFINITE-1, LOGIT-VALUE-1, LOGIT-X01-1): x in [lo, hi] gives dy / (x (1 - x)), outside
-// NaN if eps < 0 or x or dy is not finite, else 0. `narrow` (FLOAT16/BFLOAT16 computation): in
-// float vectors, twice the lanes; x (1 - x) and the quotient are within 3 * 2^-24 relative (1 - x
+// NaN if eps < 0 or x or dy is not finite, else 0. Float vectors for every dtype. `narrow`
+// (FLOAT16/BFLOAT16 computation): x (1 - x) and the quotient are within 3 * 2^-24 relative (1 - x
 // is exact for x >= 1/2, and x (1 - x) rounds to x exactly where 1 - x rounds to 1 in float), so
 // the one rounding to 16 bits stays within 0.51 ulp; [lo, hi] becomes the float range holding the
 // same floats (rounded inwards), so the comparison stays exact.
