@@ -1,6 +1,7 @@
 // Per-target float evaluation of elementwise runs (part of the SIMD layer, impl/simd-inl.hpp, which
 // includes it): loads of float, binary16 and bfloat16 runs as float vectors, stores rounded once
-// to the output kind, and the loops that evaluate a binary op in float vectors (BinaryF32To).
+// to the output kind, the loops that evaluate a binary op in float vectors (BinaryF32To), and
+// rows of a float table read by lane (LoadRowBlocks4, TransposeRows4).
 #if defined(ACLNN_IMPL_SIMD_FLOAT_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ACLNN_IMPL_SIMD_FLOAT_INL_HPP_
 #undef ACLNN_IMPL_SIMD_FLOAT_INL_HPP_
@@ -17,6 +18,78 @@
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- table rows read by lane: a table of rows of four floats, one row per lane ----------------
+
+// The table rows rows[4 idx .. 4 idx + 3] of each lane, as loaded: y_k's 128-bit block b holds
+// row idx[4 b + k] (TransposeRows4 makes them columns). One 128-bit load per lane: the kernel that
+// reads a table this way took 2.2-2.4x as long with gathers on Zen 5
+// (docs/performance-gelu-selu.md); the values are the same, so the choice cannot change a result.
+// (HWY_SCALAR: the columns, by gathers.)
+template <class DF>
+HWY_INLINE void LoadRowBlocks4(DF df, const float *rows, hn::Vec<hn::RebindToSigned<DF>> idx,
+                               hn::Vec<DF> &y0, hn::Vec<DF> &y1, hn::Vec<DF> &y2, hn::Vec<DF> &y3) {
+#if HWY_TARGET == HWY_SCALAR
+  const auto i4 = hn::ShiftLeft<2>(idx);
+  y0 = hn::GatherIndex(df, rows, i4);
+  y1 = hn::GatherIndex(df, rows + 1, i4);
+  y2 = hn::GatherIndex(df, rows + 2, i4);
+  y3 = hn::GatherIndex(df, rows + 3, i4);
+#else
+  constexpr size_t kN = hn::MaxLanes(df);
+  // Each row's byte offset (16 idx, idx >= 0) computed in the vector and read back unsigned, so
+  // that it is the load's index register as it stands: a signed element index cost a shift and a
+  // sign extension per lane in the loop.
+  const hn::RebindToUnsigned<DF> du;
+  HWY_ALIGN uint32_t off[kN];
+  hn::Store(hn::ShiftLeft<4>(hn::BitCast(du, idx)), du, off);
+  const auto *bytes = reinterpret_cast<const unsigned char *>(rows);
+  const hn::Full128<float> d4;
+  const auto y = [&](size_t k) {
+    const auto row = [&](size_t b) {
+      return hn::LoadU(d4, reinterpret_cast<const float *>(bytes + off[4 * b + k]));
+    };
+    if constexpr (kN == 4) {
+      return row(0);
+    } else if constexpr (kN == 8) {
+      return hn::Combine(df, row(1), row(0));
+    } else {
+      static_assert(kN == 16, "vectors of 4, 8 or 16 floats");
+      const hn::Half<DF> dh;
+      return hn::Combine(df, hn::Combine(dh, row(3), row(2)), hn::Combine(dh, row(1), row(0)));
+    }
+  };
+  y0 = y(0);
+  y1 = y(1);
+  y2 = y(2);
+  y3 = y(3);
+#endif
+}
+
+// LoadRowBlocks4's vectors as columns c0..c3 (c_m's lane i holds row idx[i]'s m-th float): a 4x4
+// transpose within each 128-bit block.
+template <class DF>
+HWY_INLINE void TransposeRows4(DF df, hn::Vec<DF> y0, hn::Vec<DF> y1, hn::Vec<DF> y2,
+                               hn::Vec<DF> y3, hn::Vec<DF> &c0, hn::Vec<DF> &c1, hn::Vec<DF> &c2,
+                               hn::Vec<DF> &c3) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)df;
+  c0 = y0;
+  c1 = y1;
+  c2 = y2;
+  c3 = y3;
+#else
+  const hn::Repartition<double, DF> dd;
+  const auto t0 = hn::BitCast(dd, hn::InterleaveLower(df, y0, y1));  // r0c0 r1c0 r0c1 r1c1
+  const auto t1 = hn::BitCast(dd, hn::InterleaveUpper(df, y0, y1));  // r0c2 r1c2 r0c3 r1c3
+  const auto t2 = hn::BitCast(dd, hn::InterleaveLower(df, y2, y3));
+  const auto t3 = hn::BitCast(dd, hn::InterleaveUpper(df, y2, y3));
+  c0 = hn::BitCast(df, hn::InterleaveLower(dd, t0, t2));
+  c1 = hn::BitCast(df, hn::InterleaveUpper(dd, t0, t2));
+  c2 = hn::BitCast(df, hn::InterleaveLower(dd, t1, t3));
+  c3 = hn::BitCast(df, hn::InterleaveUpper(dd, t1, t3));
+#endif
+}
 
 // ---- float evaluation (16-bit outputs, where float has ample precision, and FLOAT kernels that
 // prove their bound in float) ---------------------------------------------------------------------

@@ -40,6 +40,8 @@ namespace aclnn_cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using simd::HWY_NAMESPACE::Fma;
 using simd::HWY_NAMESPACE::Horner;
+using simd::HWY_NAMESPACE::LoadRowBlocks4;
+using simd::HWY_NAMESPACE::TransposeRows4;
 
 // p * 2^-n for the exps below: neg_n = -n as a float or double, kd = n + magic (the rounding's
 // magic-number sum, whose low mantissa bits hold n). Exact for their ranges (p near 1, n <= 289 in
@@ -158,58 +160,20 @@ HWY_INLINE hn::Vec<DF> GeluGradLanesF64(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, hn
   return res;
 }
 
-// The table rows rows[4 idx .. 4 idx + 3] of each lane as four vectors c0..c3 (c_m's lane i holds
-// row idx[i]'s m-th float): one 128-bit load per lane and a 4x4 transpose within each 128-bit
-// block. With gathers instead the whole op took 2.2-2.4x as long on Zen 5
-// (docs/performance-gelu-selu.md); the values are the same, so the choice cannot change a result.
+// A vector's table lookup for GeluGTableF32, in two stages so that a loop can issue one vector's
+// loads before it finishes the previous vector (GeluGradTableTo): GeluTableLookupF32 gives
+// h = x - k/128 and the rows as loaded, GeluTableFinishF32 the float-float g from them.
 template <class DF>
-HWY_INLINE void LoadRows4(DF df, const float *rows, hn::Vec<hn::RebindToSigned<DF>> idx,
-                          hn::Vec<DF> &c0, hn::Vec<DF> &c1, hn::Vec<DF> &c2, hn::Vec<DF> &c3) {
-#if HWY_TARGET == HWY_SCALAR
-  const auto i4 = hn::ShiftLeft<2>(idx);
-  c0 = hn::GatherIndex(df, rows, i4);
-  c1 = hn::GatherIndex(df, rows + 1, i4);
-  c2 = hn::GatherIndex(df, rows + 2, i4);
-  c3 = hn::GatherIndex(df, rows + 3, i4);
-#else
-  constexpr size_t kN = hn::MaxLanes(df);
-  HWY_ALIGN int32_t ix[kN];
-  hn::Store(idx, hn::RebindToSigned<DF>(), ix);
-  const hn::Full128<float> d4;
-  // y_k: block b holds row ix[4 b + k].
-  const auto y = [&](size_t k) {
-    const auto row = [&](size_t b) { return hn::LoadU(d4, rows + 4 * ix[4 * b + k]); };
-    if constexpr (kN == 4) {
-      return row(0);
-    } else if constexpr (kN == 8) {
-      return hn::Combine(df, row(1), row(0));
-    } else {
-      static_assert(kN == 16, "vectors of 4, 8 or 16 floats");
-      const hn::Half<DF> dh;
-      return hn::Combine(df, hn::Combine(dh, row(3), row(2)), hn::Combine(dh, row(1), row(0)));
-    }
-  };
-  const auto y0 = y(0), y1 = y(1), y2 = y(2), y3 = y(3);
-  const hn::Repartition<double, DF> dd;
-  const auto t0 = hn::BitCast(dd, hn::InterleaveLower(df, y0, y1));  // r0c0 r1c0 r0c1 r1c1
-  const auto t1 = hn::BitCast(dd, hn::InterleaveUpper(df, y0, y1));  // r0c2 r1c2 r0c3 r1c3
-  const auto t2 = hn::BitCast(dd, hn::InterleaveLower(df, y2, y3));
-  const auto t3 = hn::BitCast(dd, hn::InterleaveUpper(df, y2, y3));
-  c0 = hn::BitCast(df, hn::InterleaveLower(dd, t0, t2));
-  c1 = hn::BitCast(df, hn::InterleaveUpper(dd, t0, t2));
-  c2 = hn::BitCast(df, hn::InterleaveLower(dd, t1, t3));
-  c3 = hn::BitCast(df, hn::InterleaveUpper(dd, t1, t3));
-#endif
-}
+struct GeluTableLookup {
+  hn::Vec<DF> h, y0, y1, y2, y3;
+};
 
-// g(x) for FLOAT as the float-float ghi + glo from the table (gelu::kTab*): with k = round(128 x)
-// and h = x - k/128 (exact), g = a0 + c, c = h (a1 + h (a2 + h a3)) in float, and
-// ghi + glo = Fast2Sum(a0hi, c) + a0lo (|a0hi| >= |c| wherever the entry is not NaN). The relative
-// error of ghi + glo and its proof: docs/performance-gelu-selu.md. Lanes of a NaN entry (root
-// window, |x| >= 6 - 1/256, inf, NaN) give NaN.
+// With k = round(128 x) and h = x - k/128 (exact), g = a0 + c, c = h (a1 + h (a2 + h a3)) in float,
+// and ghi + glo = Fast2Sum(a0hi, c) + a0lo (|a0hi| >= |c| wherever the entry is not NaN): the table
+// gelu::kTab*. The relative error of ghi + glo and its proof: docs/performance-gelu-selu.md. Lanes
+// of a NaN entry (root window, |x| >= 6 - 1/256, inf, NaN) give NaN.
 template <class DF>
-HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF> &ghi,
-                              hn::Vec<DF> &glo) {
+HWY_INLINE GeluTableLookup<DF> GeluTableLookupF32(DF df, hn::Vec<DF> x, const float *tab) {
   using V = hn::Vec<DF>;
   const hn::RebindToSigned<DF> di;
   const V magic = hn::Set(df, 0x1.8p23f);
@@ -217,8 +181,9 @@ HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF
   // where the sum overflows too), so one FMA gives the bits of a product and a sum.
   const V a = Fma(df, x, hn::Set(df, 128.0f), magic);
   const V kf = hn::Sub(a, magic);
+  GeluTableLookup<DF> t;
   // x - k/128 is exact: both lie within 1/256 of each other and k/128 has few bits.
-  const V h = Fma(df, kf, hn::Set(df, -0x1p-7f), x);
+  t.h = Fma(df, kf, hn::Set(df, -0x1p-7f), x);
   // The index k + kTabHalf from a's low bits, clamped as integers, so that |x| > 6, inf and NaN
   // reach an end's NaN entry on every target (float Min/Max treat NaN differently on targets).
   // One unsigned Min: below the table (a < magic - kTabHalf, negative a included) the unsigned
@@ -228,13 +193,29 @@ HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF
   constexpr uint32_t kIndexBias = std::bit_cast<uint32_t>(0x1.8p23f) - gelu::kTabHalf;
   const auto idx = hn::BitCast(di, hn::Min(hn::Sub(hn::BitCast(du, a), hn::Set(du, kIndexBias)),
                                            hn::Set(du, static_cast<uint32_t>(2 * gelu::kTabHalf))));
+  LoadRowBlocks4(df, tab, idx, t.y0, t.y1, t.y2, t.y3);
+  return t;
+}
+
+template <class DF>
+HWY_INLINE void GeluTableFinishF32(DF df, const GeluTableLookup<DF> &t, hn::Vec<DF> &ghi,
+                                   hn::Vec<DF> &glo) {
+  using V = hn::Vec<DF>;
+  const hn::RebindToUnsigned<DF> du;
   V a0h, a1, a2, w;
-  LoadRows4(df, tab, idx, a0h, a1, a2, w);
+  TransposeRows4(df, t.y0, t.y1, t.y2, t.y3, a0h, a1, a2, w);
   const V a3 = hn::BitCast(df, hn::And(hn::BitCast(du, w), hn::Set(du, 0xFFFF0000u)));
   const V a0l = hn::BitCast(df, hn::ShiftLeft<16>(hn::BitCast(du, w)));
-  const V c = hn::Mul(h, Fma(df, h, Fma(df, h, a3, a2), a1));
+  const V c = hn::Mul(t.h, Fma(df, t.h, Fma(df, t.h, a3, a2), a1));
   ghi = hn::Add(a0h, c);
   glo = hn::Add(hn::Add(hn::Sub(a0h, ghi), c), a0l);
+}
+
+// g(x) for FLOAT as the float-float ghi + glo from the table (the two stages above).
+template <class DF>
+HWY_INLINE void GeluGTableF32(DF df, hn::Vec<DF> x, const float *tab, hn::Vec<DF> &ghi,
+                              hn::Vec<DF> &glo) {
+  GeluTableFinishF32(df, GeluTableLookupF32(df, x, tab), ghi, glo);
 }
 
 // g(x) as a float-float for |x - x0| < kRootFormula: d = x - x0 as s + dlo (x - kX0Hi exact by
@@ -331,13 +312,21 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + ahead;
     const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + ahead;
     size_t count = 0;
+    // Software-pipelined: each step issues the next vector's table loads (its index, from x,
+    // takes about 20 cycles to reach the loads) before it finishes this one, so the loads' latency
+    // is hidden behind this vector's arithmetic (Zen 4, in cache: AVX2 0.36 -> 0.28 ms per 256 K,
+    // docs/kernels.md); the last step loads the last vector again.
+    GeluTableLookup<std::remove_const_t<decltype(df)>> next;
+    if (full > 0) next = GeluTableLookupF32(df, hn::LoadU(df, cx), tab);
     for (size_t i = 0; i < full; i += lanes) {
       if (i % 16 == 0) {  // once per 64 bytes of each input
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_x + i * 4), 0, 0);
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_dy + i * 4), 0, 0);
       }
+      const GeluTableLookup<std::remove_const_t<decltype(df)>> now = next;
+      next = GeluTableLookupF32(df, hn::LoadU(df, cx + std::min(i + lanes, full - lanes)), tab);
       V ghi, glo;
-      GeluGTableF32(df, hn::LoadU(df, cx + i), tab, ghi, glo);
+      GeluTableFinishF32(df, now, ghi, glo);
       const V vdy = hn::LoadU(df, cdy + i);
       const V r = Fma(df, vdy, ghi, hn::Mul(vdy, glo));
       hn::StoreU(r, df, res + i);

@@ -36,6 +36,7 @@ template <class DF, class F>
 HWY_INLINE hn::Vec<DF> InDouble(DF df, hn::Vec<DF> vx, hn::Vec<DF> vdy, const F &f) {
   using simd::HWY_NAMESPACE::F32FromF64;
 #if HWY_TARGET == HWY_SCALAR
+  (void)df;
   const hn::Rebind<double, DF> dd;
   return F32FromF64(dd, f(dd, hn::PromoteTo(dd, vx), hn::PromoteTo(dd, vdy)));
 #else
