@@ -24,8 +24,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The table rows rows[4 idx .. 4 idx + 3] of each lane, as loaded: y_k's 128-bit block b holds
 // row idx[4 b + k] (TransposeRows4 makes them columns). One 128-bit load per lane: the kernel that
 // reads a table this way took 2.2-2.4x as long with gathers on Zen 5
-// (docs/performance-gelu-selu.md); the values are the same, so the choice cannot change a result.
-// (HWY_SCALAR: the columns, by gathers.)
+// (docs/kernels.md, "table read by 128-bit row loads"); the values are the same, so the choice
+// cannot change a result. (HWY_SCALAR: the columns, by gathers.)
 template <class DF>
 HWY_INLINE void LoadRowBlocks4(DF df, const float *rows, hn::Vec<hn::RebindToSigned<DF>> idx,
                                hn::Vec<DF> &y0, hn::Vec<DF> &y1, hn::Vec<DF> &y2, hn::Vec<DF> &y3) {
