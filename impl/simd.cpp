@@ -233,7 +233,11 @@ int64_t streaming_threshold_bytes() {
 bool stream_output(int64_t bytes, LoopKind kind) {
   const int mode = stream_override();
   if (mode >= 0) return mode == 1;
-  if (amd_family() >= 0x1a && kind == LoopKind::compute_bound) return false;
+  // A compute-bound loop's time is its arithmetic, which hides the read-for-ownership that
+  // streaming would save, and its stores to one line lie far apart in time: on an Intel Xeon (Ice
+  // Lake, family 6 model 106) the AVX2 GELU loop with 16-bit outputs took 8.5x as long streaming
+  // (docs/kernels.md#non-temporal-stores); Zen 5 measured it slower streaming too.
+  if (kind == LoopKind::compute_bound) return false;
   return bytes > streaming_threshold_bytes();
 }
 

@@ -37,9 +37,9 @@ void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 // cache), so the output would be evicted before anyone reads it, and streaming saves the
 // read-for-ownership of every output line (a quarter of an elementwise op's memory traffic). The
 // same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in the environment turns it off or on for
-// every size (for benchmarks and tests). On AMD family 1Ah (Zen 5) a compute-bound loop (its
-// arithmetic, not its memory traffic, sets its time) does not stream: measured slower or no faster
-// there on two VMs (docs/kernels.md#non-temporal-stores).
+// every size (for benchmarks and tests). A compute-bound loop (its arithmetic, not its memory
+// traffic, sets its time) does not stream on any CPU: measured slower or no faster on Zen 5 VMs
+// and up to 8.5x slower on an Ice Lake Xeon (docs/kernels.md#non-temporal-stores).
 enum class LoopKind { memory_bound, compute_bound };
 bool stream_output(int64_t bytes, LoopKind kind = LoopKind::memory_bound);
 // The family of an AMD x86 CPU (CPUID's base plus extended family: 0x19 Zen 3/4, 0x1a Zen 5), 0 on
