@@ -104,8 +104,9 @@ const float *gelu_bf16_table() {
 struct Plan {
   StridedLoop<3> loop;  // operands: gradInput, gradOutput, self
   aclDataType dy_t = ACL_FLOAT, x_t = ACL_FLOAT, comp = ACL_FLOAT;
-  bool stream = false;  // simd::stream_output
-  bool f64 = false;     // FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0)
+  bool stream = false;      // simd::stream_output
+  bool f64 = false;         // FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0)
+  bool bf16_table = false;  // BFLOAT16's g from its table where the target reads one
 };
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
@@ -146,7 +147,7 @@ void run_plan(const Plan &plan) {
   const float *table = nullptr;
   if (plan.comp == ACL_FLOAT && !plan.f64)
     table = gelu_f32_table();
-  else if (plan.comp == ACL_BF16 && HWY_DYNAMIC_DISPATCH(GeluUsesBf16Table)())
+  else if (plan.comp == ACL_BF16 && plan.bf16_table && HWY_DYNAMIC_DISPATCH(GeluUsesBf16Table)())
     table = gelu_bf16_table();
   parallel_for(plan.loop.numel, ew::kParallelGrain, [&](int64_t begin, int64_t end) {
     plan.loop.for_range(
@@ -243,6 +244,13 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   // double path stays for A/B measurements and as the float path's fallback for special lanes.
   const char *float_env = std::getenv("ACLNN_CPU_GELU_FLOAT");
   plan.f64 = float_env != nullptr && std::strcmp(float_env, "0") == 0;
+  // BFLOAT16's table (one gather per vector instead of the pieces' arithmetic; same bytes) only
+  // where it measured faster: AMD family 1Ah (Zen 5: in cache 0.124 -> 0.088 ms per 256 K). On an
+  // Ice Lake Xeon the gathers made it slower (0.185 -> 0.400 ms; docs/kernels.md#gelubackward), so
+  // other CPUs take the pieces. ACLNN_CPU_GELU_BF16_TABLE=0|1 (read at each call) decides instead.
+  const char *table_env = std::getenv("ACLNN_CPU_GELU_BF16_TABLE");
+  plan.bf16_table =
+      table_env != nullptr ? std::strcmp(table_env, "0") != 0 : simd::amd_family() >= 0x1a;
   // Compute-bound: in cache its arithmetic alone takes 1.6-2.1 times the memory floor's time.
   plan.stream = simd::stream_output(
       numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +

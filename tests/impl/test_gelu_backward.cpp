@@ -775,13 +775,17 @@ TEST(GeluBackwardAccuracy, Float16EveryXShuffledSameBytesOnEveryTarget_VAL_DET_1
     int64_t moved = 0;
     for (int64_t i = 0; i < n; ++i) moved += ref[i] != natural[perm[i]] ? 1 : 0;
     EXPECT_EQ(moved, 0) << "lanes whose result changed with their neighbours";
+    // BFLOAT16's table of g (AVX2 on AMD family 1Ah by default) and the pieces, on every CPU.
     for (int64_t target : aclnn_test::simd_targets())
-      for (const char *threads : {"1", "2"}) {
-        aclnn_test::ScopedSimdTarget forced(target);
-        ScopedEnv tn("ACLNN_CPU_NUM_THREADS", threads);
-        ASSERT_EQ(run(tdy, tx, tg), ACLNN_SUCCESS);
-        EXPECT_TRUE(got == ref) << aclnn_cpu::simd::target_name(target) << " threads " << threads;
-      }
+      for (const char *threads : {"1", "2"})
+        for (const char *table : {"0", "1"}) {
+          aclnn_test::ScopedSimdTarget forced(target);
+          ScopedEnv tn("ACLNN_CPU_NUM_THREADS", threads);
+          ScopedEnv tb("ACLNN_CPU_GELU_BF16_TABLE", table);
+          ASSERT_EQ(run(tdy, tx, tg), ACLNN_SUCCESS);
+          EXPECT_TRUE(got == ref) << aclnn_cpu::simd::target_name(target) << " threads " << threads
+                                  << " table " << table;
+        }
   }
 }
 
