@@ -459,7 +459,8 @@ HWY_INLINE hn::Vec<DF> GeluGradPiecesF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x) {
 // second fit (Zen 5: 30 % less time in cache, 43 % on N(0, 2) data; docs/kernels.md#gelubackward).
 // Not FLOAT16: its data spread over eight times as many patterns, and gathers from L2 took 55 %
 // more time than the pieces. AVX-512's 16-lane gather took twice the pieces' time (Zen 5), and
-// the baseline has no gather instruction.
+// the baseline has no gather instruction. The caller passes the table only on the CPUs where it
+// measured faster (impl/gelu_backward.cpp: on an Ice Lake Xeon it took twice the pieces' time).
 constexpr bool kGeluBf16Table = HWY_TARGET == HWY_AVX2;
 
 // table[p] = g(x) as GeluGradPiecesF32<true> multiplies it by dy, for x the value of the bfloat16
