@@ -235,7 +235,7 @@ bool stream_output(int64_t bytes, LoopKind kind) {
   if (mode >= 0) return mode == 1;
   // A compute-bound loop's time is its arithmetic, which hides the read-for-ownership that
   // streaming would save, and its stores to one line lie far apart in time: on an Intel Xeon (Ice
-  // Lake, family 6 model 106) the AVX2 GELU loop with 16-bit outputs took 8.5x as long streaming
+  // Lake, family 6 model 106) an AVX2 loop with 16-bit outputs took 8.5x as long streaming
   // (docs/kernels.md#non-temporal-stores); Zen 5 measured it slower streaming too.
   if (kind == LoopKind::compute_bound) return false;
   return bytes > streaming_threshold_bytes();
