@@ -50,7 +50,8 @@ unsigned amd_family();
 int64_t last_level_cache_bytes();
 int64_t streaming_threshold_bytes();
 // The level-1 data cache's size in bytes (read once), and how far ahead of its loads a streaming
-// loop requests its inputs with prefetchnta: 8 KB with an L1 of 48 KB or more, 2 KB with less.
+// loop requests its inputs with prefetchnta: on AMD CPUs 8 KB with an L1 of 48 KB or more, 2 KB
+// with less; elsewhere 0, no request (ACLNN_CPU_INPUT_PREFETCH=<bytes, at most 1 MiB> overrides).
 int64_t l1_data_cache_bytes();
 int64_t input_prefetch_bytes();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every

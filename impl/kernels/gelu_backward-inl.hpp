@@ -304,11 +304,12 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
     const float *cdy = dy + base, *cx = x + base;
     float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
-    // The inputs requested with prefetchnta `ahead` bytes ahead (simd::input_prefetch_bytes): from
-    // memory the hardware prefetchers alone left the loop waiting (Zen 5, 8 KB, 16 M elements, 2
-    // threads, medians of three to six alternating rounds: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512
-    // 5.6-5.9 -> 5.0-5.5 in three runs of four; Zen 4: docs/kernels.md). Addresses as
-    // integers: past the end of the inputs a request is harmless, a pointer would not be.
+    // The inputs requested with prefetchnta `ahead` bytes ahead (simd::input_prefetch_bytes; 0 on
+    // Intel, where it slowed the loop): from memory the hardware prefetchers alone left the loop
+    // waiting (Zen 5, 8 KB, 16 M elements, 2 threads, medians of three to six alternating rounds:
+    // AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9 -> 5.0-5.5 in three runs of four; Zen 4 and
+    // Intel: docs/kernels.md). Addresses as integers: past the end of the inputs a request is
+    // harmless, a pointer would not be.
     const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + ahead;
     const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + ahead;
     size_t count = 0;
@@ -319,7 +320,7 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     GeluTableLookup<std::remove_const_t<decltype(df)>> next;
     if (full > 0) next = GeluTableLookupF32(df, hn::LoadU(df, cx), tab);
     for (size_t i = 0; i < full; i += lanes) {
-      if (i % 16 == 0) {  // once per 64 bytes of each input
+      if (ahead != 0 && i % 16 == 0) {  // once per 64 bytes of each input
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_x + i * 4), 0, 0);
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_dy + i * 4), 0, 0);
       }

@@ -326,6 +326,27 @@ TEST(StreamOutput, AmdFamilyAsTheKernelReportsIt) {
   EXPECT_EQ(simd::amd_family(), vendor == "AuthenticAMD" ? family : 0u);
 }
 
+// input_prefetch_bytes(): prefetchnta ahead only on AMD (8 KB with a 48 KB L1, 2 KB with less;
+// on an Ice Lake Xeon the requests slowed the loop, docs/kernels.md); ACLNN_CPU_INPUT_PREFETCH
+// overrides with a byte count from 0 to 1 MiB, and anything else leaves the default.
+TEST(InputPrefetch, AmdOnlyByDefaultAndOverriddenByEnv) {
+  int64_t expected = 0;
+  if (simd::amd_family() != 0) expected = simd::l1_data_cache_bytes() >= (48 << 10) ? 8192 : 2048;
+  {
+    const aclnn_test::ScopedEnv unset("ACLNN_CPU_INPUT_PREFETCH", nullptr);
+    EXPECT_EQ(simd::input_prefetch_bytes(), expected);
+  }
+  for (const auto &[value, bytes] : std::vector<std::pair<const char *, int64_t>>{
+           {"0", 0}, {"4096", 4096}, {"1048576", 1 << 20}}) {
+    const aclnn_test::ScopedEnv set("ACLNN_CPU_INPUT_PREFETCH", value);
+    EXPECT_EQ(simd::input_prefetch_bytes(), bytes) << value;
+  }
+  for (const char *bad : {"", "-1", "4k", "1048577", "99999999999999999999"}) {
+    const aclnn_test::ScopedEnv set("ACLNN_CPU_INPUT_PREFETCH", bad);
+    EXPECT_EQ(simd::input_prefetch_bytes(), expected) << '"' << bad << '"';
+  }
+}
+
 // ACLNN_CPU_TARGET caps dispatch at the named target (CTest runs this suite once more with
 // ACLNN_CPU_TARGET=AVX2, see tests/CMakeLists.txt): the default target is the best runnable one no
 // better than it, and forcing a target and restoring the default keeps the cap.
