@@ -163,6 +163,9 @@ Runner elementwise(const std::string &op, aclDataType dt, bool strided_out, doub
 // instance that keeps a row's floats between its passes (rows of up to 1024 whole vectors); rows
 // of kLnWideN the general one. Both have a tail after the last 16 columns.
 constexpr int64_t kLnRows = 70, kLnKeptN = 1000, kLnWideN = 1100;
+// Rows whose last 16 whole columns fill half of a 64-byte line of 16-bit gradInput (n16 = 32 k +
+// 16), each instance: a streamed row ends with that half line (simd::LineStream).
+constexpr int64_t kLnHalfLineKeptN = 1016, kLnHalfLineWideN = 1208;
 // rstd_scale: multiplies every row's rstd (a power of two: 2^-115 puts gradInput near the bottom
 // of float's range, some of it subnormal, while the rows keep the float path).
 Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0) {
@@ -335,7 +338,7 @@ TEST_P(SimdTargets, StreamingStoresGiveTheSameBytes) {
           same_bytes_streaming(elementwise(op, dt, strided, 0.01, offset));
         }
     // LayerNormBackward streams the gradInput rows that start 64-byte aligned.
-    for (int64_t n : {kLnKeptN, kLnWideN}) {
+    for (int64_t n : {kLnKeptN, kLnWideN, kLnHalfLineKeptN, kLnHalfLineWideN}) {
       SCOPED_TRACE(std::string("layer_norm ") + dtype_name(dt).data() + " " + std::to_string(n));
       same_bytes_streaming(layer_norm(dt, n));
     }
