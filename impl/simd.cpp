@@ -218,11 +218,10 @@ int64_t l1_data_cache_bytes() {
 // (48 KB L1) 8 KB ahead beat none and equalled 4 KB, on Zen 4 (32 KB L1) 2 KB ahead beat 8 KB and
 // 4 KB, plausibly because prefetchnta's lines, meant to stay out of the outer caches, do not stay
 // in a 32 KB L1 beside the loop's own table and buffers until two streams 8 KB ahead read them.
-// On an Intel Xeon (Ice Lake, 48 KB L1) 8 KB ahead made the loop 1.4-1.7x as slow as no request,
-// and prefetcht0/t1 measured as none: Intel's server cores fill only L1 on prefetchnta, past a
-// non-inclusive L2 and L3, so the hardware prefetchers are left to do the work there. Hence the
-// requests only on AMD CPUs, where they were measured; ACLNN_CPU_INPUT_PREFETCH (bytes, read at
-// each call) overrides.
+// On an Intel Xeon (Ice Lake, 48 KB L1) 8 KB ahead made the loop 1.4-1.6x as slow as no request,
+// and prefetcht0/t1 measured as none (Intel's server cores reportedly fill only L1 on
+// prefetchnta, past the non-inclusive L2 and L3; not shown here). Hence the requests only on AMD
+// CPUs, where they were measured; ACLNN_CPU_INPUT_PREFETCH (bytes, read at each call) overrides.
 int64_t input_prefetch_bytes() {
   if (const char *v = std::getenv("ACLNN_CPU_INPUT_PREFETCH"); v != nullptr) {
     char *end = nullptr;
