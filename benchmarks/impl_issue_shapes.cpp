@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "acl/acl.h"
@@ -36,6 +37,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logit_grad.h"
 #include "aclnnop/aclnn_selu_backward.h"
+#include "clock_probe.hpp"
 #include "memory_floor.hpp"
 
 namespace {
@@ -539,6 +541,14 @@ int register_all() {
   for (int64_t bytes : {k16M * 16, k16M * 8, k1M * 4})
     for (int t : {1, 2})
       timed_calls(benchmark::RegisterBenchmark("Floor/read", BM_FloorRead)->Args({bytes, t}));
+  // The core's clock with no vector work, beside 256-bit and beside 512-bit FMAs (clock_probe.hpp;
+  // perf_report.py reports GHz).
+  for (const auto &[width, name] : {std::pair{0, "Clock/scalar"}, std::pair{256, "Clock/fma256"},
+                                    std::pair{512, "Clock/fma512"}})
+    if (aclnn_bench::clock_probe_supported(width))
+      timed_calls(benchmark::RegisterBenchmark(name, [width](benchmark::State &s) {
+        for (auto _ : s) benchmark::DoNotOptimize(aclnn_bench::clock_probe(width));
+      }));
   return 0;
 }
 const int registered = register_all();

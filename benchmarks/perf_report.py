@@ -2,10 +2,10 @@
 """Issue 14's performance report: the library against PyTorch and the memory floor, in one run.
 
 Runs build/benchmarks/bench_impl (cases Case/*, Floor/*, Call/*: median of 7 single calls through
-the public ABI, both phases, preallocated outputs), then the same shapes with PyTorch's out=
-kernels where python3-torch is installed (benchmarks/install-torch.sh; skipped otherwise), and
-rewrites the generated section of docs/performance.md. Run it with Debian's python
-(/usr/bin/python3) so that python3-torch is found:
+the public ABI, both phases, preallocated outputs; Clock/*: the core's clock), then the same
+shapes with PyTorch's out= kernels where python3-torch is installed (benchmarks/install-torch.sh;
+skipped otherwise), and rewrites the generated section of docs/performance.md. Run it with
+Debian's python (/usr/bin/python3) so that python3-torch is found:
 
     cmake --build build --target bench_impl
     /usr/bin/python3 benchmarks/perf_report.py [--build build] [--doc docs/performance.md] [--rounds 3]
@@ -117,7 +117,7 @@ def run_library(build):
     if ROTATE_BYTES:
         env["ACLNN_BENCH_ROTATE_BYTES"] = str(ROTATE_BYTES)
     out = subprocess.run(
-        [exe, "--benchmark_filter=^(Case|Cache|Floor|Call)/", "--benchmark_format=json"],
+        [exe, "--benchmark_filter=^(Case|Cache|Floor|Call|Clock)/", "--benchmark_format=json"],
         check=True, capture_output=True, text=True, env=env).stdout
     data = json.loads(out)
     med, cpu = {}, {}
@@ -252,6 +252,33 @@ def floor_for(med, op, dname, threads):
     if op == "GroupedBiasAddGrad":  # reads (65536, 1024) once
         return med.get(f"Floor/read/{M16 * 4 * es}{t}")
     return med.get(f"Floor/triad/{M16 * es}{t}")  # two reads and one write of 16 M elements
+
+
+# Adds per Clock/* call (benchmarks/clock_probe.hpp's kClockProbeAdds): one cycle each.
+CLOCK_PROBE_ADDS = 200_000_000
+CLOCK_PROBES = (("Clock/scalar", "no vector work"), ("Clock/fma256", "beside 256-bit FMAs"),
+                ("Clock/fma512", "beside 512-bit FMAs"))
+
+
+def clock_line(med):
+    """The core's clock under each width of FMA, from bench_impl's Clock/* times (a chain of
+    dependent adds, one cycle each): a core that slows its clock for 512-bit FMAs (some Intel
+    servers) runs a loop bound by its arithmetic slower than its lanes predict. None without the
+    probes (an older bench_impl, or a CPU off x86)."""
+    base = med.get(CLOCK_PROBES[0][0])
+    parts = []
+    for key, what in CLOCK_PROBES:
+        t = med.get(key)
+        if not t:
+            continue
+        ghz = CLOCK_PROBE_ADDS / t / 1e9
+        rel = f" ({base / t:.2f}x)" if base and key != CLOCK_PROBES[0][0] else ""
+        parts.append(f"{what} {ghz:.2f} GHz{rel}")
+    if not parts:
+        return None
+    return ("Core clock under load (`Clock/*`: a chain of dependent adds, one cycle each, beside "
+            "no vector work or independent FMAs; in brackets against the first): "
+            + ", ".join(parts) + ".")
 
 
 def stream_floor_for(med, op, dname, threads):
@@ -448,6 +475,10 @@ def render(med, ctx, torch1, torch2):
     lines.append("Memory floor: " + ", ".join(
         f"{k[6:]} {fmt_ms(v)} ms" for k, v in sorted(med.items()) if k.startswith("Floor/")) +
         " (bytes per array / threads).")
+    clock = clock_line(med)
+    if clock:
+        lines.append("")
+        lines.append(clock)
     if torch1 is not None:
         errs = sorted({v for k, v in torch1.items() if k.endswith(":error")})
         if errs:

@@ -92,3 +92,15 @@ def test_rotation_keeps_twice_the_llc_in_the_other_copies():
     assert perf_report.rotation_copies(96 * mib, 520 * mib) == 7  # 16-bit, 260 MiB LLC
     assert perf_report.rotation_copies(64 * mib, 64 * mib) == 2
     assert perf_report.rotation_copies(192 * mib, 0) == 1  # scrub or warm mode: one copy
+
+
+def test_clock_probes_become_ghz_relative_to_the_chain_alone():
+    adds = perf_report.CLOCK_PROBE_ADDS
+    med = {"Clock/scalar": adds / 3.4e9, "Clock/fma256": adds / 3.4e9, "Clock/fma512": adds / 2.72e9}
+    line = perf_report.clock_line(med)
+    assert "no vector work 3.40 GHz" in line
+    assert "beside 256-bit FMAs 3.40 GHz (1.00x)" in line
+    assert "beside 512-bit FMAs 2.72 GHz (0.80x)" in line
+    # A CPU without AVX-512 has no such probe; a bench_impl without probes, no line.
+    assert "512" not in perf_report.clock_line({"Clock/scalar": adds / 3e9})
+    assert perf_report.clock_line({"Floor/triad/1/1": 1.0}) is None
