@@ -272,15 +272,26 @@ HWY_INLINE hn::Vec<DF> GeluGradTableF32(DF df, hn::Vec<DF> dy, hn::Vec<DF> x, co
   return GeluGradLanesF64(df, dy, x, res, hn::IsNaN(res));
 }
 
+// r from the table (NaN where it cannot answer) finished: root formula, then the double path.
+template <class DF>
+HWY_INLINE hn::Vec<DF> GeluFinishF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vx, hn::Vec<DF> r) {
+  const auto root = GeluRootLanes(df, vx, hn::IsNaN(r));
+  if (!hn::AllFalse(df, root)) {
+    hn::Vec<DF> rhi, rlo;
+    GeluGRootF32(df, vx, rhi, rlo);
+    r = hn::IfThenElse(root, Fma(df, vdy, rhi, hn::Mul(vdy, rlo)), r);
+  }
+  return GeluGradLanesF64(df, vdy, vx, r, hn::IsNaN(r));
+}
+
 // FLOAT from the table, out = dy * g(x) as GeluGradTableF32 gives it, stored as the output kind (0:
 // doubles, 1: floats). Each chunk's vectors are first evaluated from the table alone (a lane that
 // needs the root formula or the double path gives NaN); then only the vectors holding a NaN are
-// finished: the root formula where the result is NaN within kRootFormula of the root, then the
-// double path where it is still NaN. The same bits as GeluGradTableF32 (a NaN result near the root
-// that GeluGradTableF32 sends to the double path directly, dy NaN or infinite, still reaches it or
-// gives the same infinity), but the branch on a root lane, taken by about one vector in eight of
-// normally distributed activations, cost a misprediction each in the loop; the list, filled
-// without a branch, costs none (docs/performance-gelu-selu.md).
+// finished (GeluFinishF32). The same bits as GeluGradTableF32 (a NaN result near the root that it
+// sends to the double path directly, dy NaN or infinite, still reaches it or gives the same
+// infinity), but the branch on a root lane, taken by about one vector in eight of normally
+// distributed activations, cost a misprediction each in the loop; the list, filled without a
+// branch, costs none (docs/performance-gelu-selu.md).
 HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy, const float *x,
                                 void *out, size_t n, int stream) {
   const hn::ScalableTag<float> df;
@@ -306,9 +317,8 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
     // The inputs requested with prefetchnta `ahead` bytes ahead (simd::input_prefetch_bytes; 0 on
     // Intel, where it slowed the loop): from memory the hardware prefetchers alone left the loop
-    // waiting (Zen 5, 8 KB, 16 M elements, 2 threads, medians of three to six alternating rounds:
-    // AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9 -> 5.0-5.5 in three runs of four; Zen 4 and
-    // Intel: docs/kernels.md). Addresses as integers: past the end of the inputs a request is
+    // waiting (Zen 5, 8 KB, 16 M elements, 2 threads: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9
+    // -> 5.0-5.5; docs/kernels.md). Addresses as integers: past the inputs' end a request is
     // harmless, a pointer would not be.
     const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + ahead;
     const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + ahead;
@@ -334,17 +344,39 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       redo[count] = static_cast<uint32_t>(i);
       count += hn::AllFalse(df, hn::IsNaN(r)) ? 0 : 1;
     }
-    for (size_t k = 0; k < count; ++k) {
-      const size_t i = redo[k];
-      const V vx = hn::LoadU(df, cx + i), vdy = hn::LoadU(df, cdy + i);
-      V r = hn::LoadU(df, res + i);
-      const auto root = GeluRootLanes(df, vx, hn::IsNaN(r));
-      if (!hn::AllFalse(df, root)) {
-        V rhi, rlo;
-        GeluGRootF32(df, vx, rhi, rlo);
-        r = hn::IfThenElse(root, Fma(df, vdy, rhi, hn::Mul(vdy, rlo)), r);
+    // 16-lane targets pack the listed vectors' NaN lanes into whole vectors (x, dy, position; the
+    // last padded with x = dy = 0 and a non-NaN r), finish and put them back (docs/kernels.md):
+    // a chunk's dozen or so such lanes make one or two vectors, not a dozen mostly idle ones.
+    // Compress, not CompressStore (slow on Zen 4); narrower targets' Compress copies a 1 KB table.
+    if constexpr (hn::MaxLanes(df) >= 16) {
+      HWY_ALIGN float fin_x[kChunk + hn::MaxLanes(df)], fin_dy[kChunk + hn::MaxLanes(df)];
+      HWY_ALIGN uint32_t fin_pos[kChunk + hn::MaxLanes(df)];  // a vector's room beyond the chunk
+      const hn::RebindToUnsigned<decltype(df)> du;
+      size_t packed = 0;
+      for (size_t k = 0; k < count; ++k) {
+        const size_t i = redo[k];
+        const auto nan = hn::IsNaN(hn::LoadU(df, res + i));
+        hn::StoreU(hn::Compress(hn::LoadU(df, cx + i), nan), df, fin_x + packed);
+        hn::StoreU(hn::Compress(hn::LoadU(df, cdy + i), nan), df, fin_dy + packed);
+        hn::StoreU(hn::Compress(hn::Iota(du, static_cast<uint32_t>(i)), hn::RebindMask(du, nan)),
+                   du, fin_pos + packed);
+        packed += hn::CountTrue(df, nan);
       }
-      hn::StoreU(GeluGradLanesF64(df, vdy, vx, r, hn::IsNaN(r)), df, res + i);
+      for (size_t v = 0; v < packed; v += lanes) {
+        const auto live = hn::FirstN(df, packed - v);
+        const V r = hn::IfThenElseZero(live, hn::Set(df, std::numeric_limits<float>::quiet_NaN()));
+        hn::StoreU(GeluFinishF32(df, hn::IfThenElseZero(live, hn::LoadU(df, fin_dy + v)),
+                                 hn::IfThenElseZero(live, hn::LoadU(df, fin_x + v)), r),
+                   df, fin_x + v);
+      }
+      for (size_t j = 0; j < packed; ++j) res[fin_pos[j]] = fin_x[j];
+    } else {
+      for (size_t k = 0; k < count; ++k) {
+        const size_t i = redo[k];
+        const V r = GeluFinishF32(df, hn::LoadU(df, cdy + i), hn::LoadU(df, cx + i),
+                                  hn::LoadU(df, res + i));
+        hn::StoreU(r, df, res + i);
+      }
     }
     if (full < m) {  // the last partial vector, padded with zeros
       HWY_ALIGN float pdy[hn::MaxLanes(df)] = {}, px[hn::MaxLanes(df)] = {}, pr[hn::MaxLanes(df)];
