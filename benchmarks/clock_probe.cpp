@@ -17,42 +17,37 @@ int64_t chain_alone() {
   return r;
 }
 
-__attribute__((target("avx2,fma"))) int64_t chain_fma256() {
-  // Operands of 1.0 and accumulators from 0: normal numbers throughout (a denormal or NaN operand
-  // would take a microcode assist and measure that instead).
-  alignas(32) const float one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-  int64_t r = 0;
-  asm volatile(
-      "vmovups %0, %%ymm1\n\tvmovups %0, %%ymm2\n\tvxorps %%ymm3, %%ymm3, %%ymm3\n\t"
-      "vxorps %%ymm4, %%ymm4, %%ymm4\n\tvxorps %%ymm5, %%ymm5, %%ymm5\n\t"
-      "vxorps %%ymm6, %%ymm6, %%ymm6" ::"m"(one)
-      : "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6");
-  for (int64_t i = 0; i < kSteps; ++i)
-    asm volatile(
-        "add $1, %0\n\tvfmadd231ps %%ymm1, %%ymm2, %%ymm3\n\t"
-        "add $1, %0\n\tvfmadd231ps %%ymm1, %%ymm2, %%ymm4\n\t"
-        "add $1, %0\n\tvfmadd231ps %%ymm1, %%ymm2, %%ymm5\n\t"
-        "add $1, %0\n\tvfmadd231ps %%ymm1, %%ymm2, %%ymm6"
-        : "+r"(r)::"xmm3", "xmm4", "xmm5", "xmm6");
-  asm volatile("vzeroupper");
-  return r;
-}
+// The registers' set-up (two of 1.0, four accumulators from 0: normal numbers throughout, since a
+// denormal or NaN operand would take a microcode assist and measure that) and one step, for
+// registers R ("ymm" or "zmm"); the accumulators are clobbered as xmm3-6, the same registers.
+// clang-format off
+#define ACLNN_CLOCK_LOAD(R, SRC, N) "vmovups " SRC ", %%" R N "\n\t"
+#define ACLNN_CLOCK_INIT(R)                                                                  \
+  ACLNN_CLOCK_LOAD(R, "%0", "1") ACLNN_CLOCK_LOAD(R, "%0", "2") ACLNN_CLOCK_LOAD(R, "%1", "3") \
+  ACLNN_CLOCK_LOAD(R, "%1", "4") ACLNN_CLOCK_LOAD(R, "%1", "5") ACLNN_CLOCK_LOAD(R, "%1", "6")
+#define ACLNN_CLOCK_ADD_FMA(R, N) "add $1, %0\n\tvfmadd231ps %%" R "1, %%" R "2, %%" R N "\n\t"
+#define ACLNN_CLOCK_STEP(R)                                                                   \
+  ACLNN_CLOCK_ADD_FMA(R, "3") ACLNN_CLOCK_ADD_FMA(R, "4") ACLNN_CLOCK_ADD_FMA(R, "5")           \
+  ACLNN_CLOCK_ADD_FMA(R, "6")
+// clang-format on
+#define ACLNN_CLOCK_CHAIN(R)                                      \
+  asm volatile(ACLNN_CLOCK_INIT(R)::"m"(kOne), "m"(kZero)         \
+               : "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6"); \
+  for (int64_t i = 0; i < kSteps; ++i)                            \
+  asm volatile(ACLNN_CLOCK_STEP(R) : "+r"(r)::"xmm3", "xmm4", "xmm5", "xmm6")
 
-__attribute__((target("avx512f"))) int64_t chain_fma512() {
-  alignas(64) const float one[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+// Compiled for AVX2 (the code around the assembly must run where 512-bit vectors do not); the
+// 512-bit text is only reached where clock_probe_supported(512) holds.
+template <int kBits>
+__attribute__((target("avx2,fma"))) int64_t chain_fma() {
+  alignas(64) static constexpr float kOne[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  alignas(64) static constexpr float kZero[16] = {};
   int64_t r = 0;
-  asm volatile(
-      "vmovups %0, %%zmm1\n\tvmovups %0, %%zmm2\n\tvpxord %%zmm3, %%zmm3, %%zmm3\n\t"
-      "vpxord %%zmm4, %%zmm4, %%zmm4\n\tvpxord %%zmm5, %%zmm5, %%zmm5\n\t"
-      "vpxord %%zmm6, %%zmm6, %%zmm6" ::"m"(one)
-      : "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6");
-  for (int64_t i = 0; i < kSteps; ++i)
-    asm volatile(
-        "add $1, %0\n\tvfmadd231ps %%zmm1, %%zmm2, %%zmm3\n\t"
-        "add $1, %0\n\tvfmadd231ps %%zmm1, %%zmm2, %%zmm4\n\t"
-        "add $1, %0\n\tvfmadd231ps %%zmm1, %%zmm2, %%zmm5\n\t"
-        "add $1, %0\n\tvfmadd231ps %%zmm1, %%zmm2, %%zmm6"
-        : "+r"(r)::"xmm3", "xmm4", "xmm5", "xmm6");
+  if constexpr (kBits == 512) {
+    ACLNN_CLOCK_CHAIN("zmm");
+  } else {
+    ACLNN_CLOCK_CHAIN("ymm");
+  }
   asm volatile("vzeroupper");
   return r;
 }
@@ -74,8 +69,8 @@ bool clock_probe_supported(int width) {
 
 int64_t clock_probe(int width) {
 #if defined(__x86_64__)
-  if (width == 256) return chain_fma256();
-  if (width == 512) return chain_fma512();
+  if (width == 256) return chain_fma<256>();
+  if (width == 512) return chain_fma<512>();
   return chain_alone();
 #else
   (void)width;
