@@ -17,24 +17,26 @@ int64_t chain_alone() {
   return r;
 }
 
-// The registers' set-up (two of 1.0, four accumulators from 0: normal numbers throughout, since a
-// denormal or NaN operand would take a microcode assist and measure that) and one step, for
-// registers R ("ymm" or "zmm"); the accumulators are clobbered as xmm3-6, the same registers.
+// The whole probe in one statement, so that no code of the compiler's runs between the set-up of
+// the vector registers and their use: two of 1.0 and four accumulators from 0 (normal numbers
+// throughout, since a denormal or NaN operand would take a microcode assist and measure that),
+// then kSteps steps, for registers R ("ymm" or "zmm"; clobbered as xmm1-6, the same registers).
 // clang-format off
 #define ACLNN_CLOCK_LOAD(R, SRC, N) "vmovups " SRC ", %%" R N "\n\t"
-#define ACLNN_CLOCK_INIT(R)                                                                  \
-  ACLNN_CLOCK_LOAD(R, "%0", "1") ACLNN_CLOCK_LOAD(R, "%0", "2") ACLNN_CLOCK_LOAD(R, "%1", "3") \
-  ACLNN_CLOCK_LOAD(R, "%1", "4") ACLNN_CLOCK_LOAD(R, "%1", "5") ACLNN_CLOCK_LOAD(R, "%1", "6")
 #define ACLNN_CLOCK_ADD_FMA(R, N) "add $1, %0\n\tvfmadd231ps %%" R "1, %%" R "2, %%" R N "\n\t"
-#define ACLNN_CLOCK_STEP(R)                                                                   \
-  ACLNN_CLOCK_ADD_FMA(R, "3") ACLNN_CLOCK_ADD_FMA(R, "4") ACLNN_CLOCK_ADD_FMA(R, "5")           \
-  ACLNN_CLOCK_ADD_FMA(R, "6")
+#define ACLNN_CLOCK_CHAIN(R)                                                                  \
+  asm volatile(                                                                               \
+      ACLNN_CLOCK_LOAD(R, "%2", "1") ACLNN_CLOCK_LOAD(R, "%2", "2")                           \
+      ACLNN_CLOCK_LOAD(R, "%3", "3") ACLNN_CLOCK_LOAD(R, "%3", "4")                           \
+      ACLNN_CLOCK_LOAD(R, "%3", "5") ACLNN_CLOCK_LOAD(R, "%3", "6")                           \
+      "1:\n\t"                                                                                \
+      ACLNN_CLOCK_ADD_FMA(R, "3") ACLNN_CLOCK_ADD_FMA(R, "4")                                 \
+      ACLNN_CLOCK_ADD_FMA(R, "5") ACLNN_CLOCK_ADD_FMA(R, "6")                                 \
+      "dec %1\n\tjnz 1b\n\tvzeroupper"                                                        \
+      : "+r"(r), "+r"(steps)                                                                  \
+      : "m"(kOne), "m"(kZero)                                                                 \
+      : "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "cc")
 // clang-format on
-#define ACLNN_CLOCK_CHAIN(R)                                      \
-  asm volatile(ACLNN_CLOCK_INIT(R)::"m"(kOne), "m"(kZero)         \
-               : "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6"); \
-  for (int64_t i = 0; i < kSteps; ++i)                            \
-  asm volatile(ACLNN_CLOCK_STEP(R) : "+r"(r)::"xmm3", "xmm4", "xmm5", "xmm6")
 
 // Compiled for AVX2 (the code around the assembly must run where 512-bit vectors do not); the
 // 512-bit text is only reached where clock_probe_supported(512) holds.
@@ -42,13 +44,11 @@ template <int kBits>
 __attribute__((target("avx2,fma"))) int64_t chain_fma() {
   alignas(64) static constexpr float kOne[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   alignas(64) static constexpr float kZero[16] = {};
-  int64_t r = 0;
-  if constexpr (kBits == 512) {
+  int64_t r = 0, steps = kSteps;
+  if constexpr (kBits == 512)
     ACLNN_CLOCK_CHAIN("zmm");
-  } else {
+  else
     ACLNN_CLOCK_CHAIN("ymm");
-  }
-  asm volatile("vzeroupper");
   return r;
 }
 #endif

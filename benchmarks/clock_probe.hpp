@@ -10,7 +10,7 @@
 
 namespace aclnn_bench {
 
-// Adds per probe call (perf_report.py's CLOCK_PROBE_ADDS must match).
+// Adds per probe call (bench_impl's context `clock_probe_adds`, which perf_report.py reads).
 inline constexpr int64_t kClockProbeAdds = 200'000'000;
 
 // Whether this CPU can run the probe of `width` (0: the add chain alone, 256 or 512: with FMAs of

@@ -543,6 +543,7 @@ int register_all() {
       timed_calls(benchmark::RegisterBenchmark("Floor/read", BM_FloorRead)->Args({bytes, t}));
   // The core's clock with no vector work, beside 256-bit and beside 512-bit FMAs (clock_probe.hpp;
   // perf_report.py reports GHz).
+  benchmark::AddCustomContext("clock_probe_adds", std::to_string(aclnn_bench::kClockProbeAdds));
   for (const auto &[width, name] : {std::pair{0, "Clock/scalar"}, std::pair{256, "Clock/fma256"},
                                     std::pair{512, "Clock/fma512"}})
     if (aclnn_bench::clock_probe_supported(width))

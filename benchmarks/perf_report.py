@@ -254,24 +254,25 @@ def floor_for(med, op, dname, threads):
     return med.get(f"Floor/triad/{M16 * es}{t}")  # two reads and one write of 16 M elements
 
 
-# Adds per Clock/* call (benchmarks/clock_probe.hpp's kClockProbeAdds): one cycle each.
-CLOCK_PROBE_ADDS = 200_000_000
 CLOCK_PROBES = (("Clock/scalar", "no vector work"), ("Clock/fma256", "beside 256-bit FMAs"),
                 ("Clock/fma512", "beside 512-bit FMAs"))
 
 
-def clock_line(med):
-    """The core's clock under each width of FMA, from bench_impl's Clock/* times (a chain of
-    dependent adds, one cycle each): a core that slows its clock for 512-bit FMAs (some Intel
-    servers) runs a loop bound by its arithmetic slower than its lanes predict. None without the
-    probes (an older bench_impl, or a CPU off x86)."""
+def clock_line(med, adds):
+    """The core's clock under each width of FMA, from bench_impl's Clock/* times of `adds`
+    dependent adds, one cycle each (its context's clock_probe_adds): a core that slows its clock
+    for 512-bit FMAs (some Intel servers) runs a loop bound by its arithmetic slower than its lanes
+    predict. None without the probes (an older bench_impl, or a CPU off x86)."""
+    if not adds:
+        return None
+    adds = int(adds)
     base = med.get(CLOCK_PROBES[0][0])
     parts = []
     for key, what in CLOCK_PROBES:
         t = med.get(key)
         if not t:
             continue
-        ghz = CLOCK_PROBE_ADDS / t / 1e9
+        ghz = adds / t / 1e9
         rel = f" ({base / t:.2f}x)" if base and key != CLOCK_PROBES[0][0] else ""
         parts.append(f"{what} {ghz:.2f} GHz{rel}")
     if not parts:
@@ -475,7 +476,7 @@ def render(med, ctx, torch1, torch2):
     lines.append("Memory floor: " + ", ".join(
         f"{k[6:]} {fmt_ms(v)} ms" for k, v in sorted(med.items()) if k.startswith("Floor/")) +
         " (bytes per array / threads).")
-    clock = clock_line(med)
+    clock = clock_line(med, ctx.get("clock_probe_adds"))
     if clock:
         lines.append("")
         lines.append(clock)

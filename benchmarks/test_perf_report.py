@@ -95,12 +95,14 @@ def test_rotation_keeps_twice_the_llc_in_the_other_copies():
 
 
 def test_clock_probes_become_ghz_relative_to_the_chain_alone():
-    adds = perf_report.CLOCK_PROBE_ADDS
+    adds = 200_000_000  # bench_impl's context gives it as a string
     med = {"Clock/scalar": adds / 3.4e9, "Clock/fma256": adds / 3.4e9, "Clock/fma512": adds / 2.72e9}
-    line = perf_report.clock_line(med)
+    line = perf_report.clock_line(med, str(adds))
     assert "no vector work 3.40 GHz" in line
     assert "beside 256-bit FMAs 3.40 GHz (1.00x)" in line
     assert "beside 512-bit FMAs 2.72 GHz (0.80x)" in line
-    # A CPU without AVX-512 has no such probe; a bench_impl without probes, no line.
-    assert "512" not in perf_report.clock_line({"Clock/scalar": adds / 3e9})
-    assert perf_report.clock_line({"Floor/triad/1/1": 1.0}) is None
+    # A CPU without AVX-512 has no such probe; a bench_impl without probes (or without the count in
+    # its context), no line.
+    assert "512" not in perf_report.clock_line({"Clock/scalar": adds / 3e9}, adds)
+    assert perf_report.clock_line({"Floor/triad/1/1": 1.0}, adds) is None
+    assert perf_report.clock_line(med, None) is None

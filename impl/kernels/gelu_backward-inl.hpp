@@ -365,8 +365,8 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       for (size_t v = 0; v < packed; v += lanes) {
         const auto live = hn::FirstN(df, packed - v);
         const V r = hn::IfThenElseZero(live, hn::Set(df, std::numeric_limits<float>::quiet_NaN()));
-        hn::StoreU(GeluFinishF32(df, hn::IfThenElseZero(live, hn::LoadU(df, fin_dy + v)),
-                                 hn::IfThenElseZero(live, hn::LoadU(df, fin_x + v)), r),
+        hn::StoreU(GeluFinishF32(df, hn::MaskedLoad(live, df, fin_dy + v),
+                                 hn::MaskedLoad(live, df, fin_x + v), r),
                    df, fin_x + v);
       }
       for (size_t j = 0; j < packed; ++j) res[fin_pos[j]] = fin_x[j];
