@@ -71,9 +71,13 @@ int64_t rows_per_block(int64_t m) {
   return std::max<int64_t>(8, (m + 127) / 128);
 }
 constexpr int64_t kAlign = 64;  // bytes; the workspace pointer is aligned up inside
-// Doubles per partial, a multiple of 8 so that each partial starts 64-byte aligned.
+// Doubles per partial (and row buffer): a multiple of 8, so that each starts 64-byte aligned, and
+// 1-3 KB away from a multiple of 4 KB. The row loop stores pw[j], then loads pb[j] and, after
+// storing pb[j], pw[j + 8]; a load whose address matches a recent store's in its low 12 bits waits
+// for it ("4K aliasing"), which rows of 1024 hit at every step with pb exactly 8 KB after pw.
 int64_t padded(int64_t n) {
-  return (n + 7) / 8 * 8;
+  const int64_t p = (n + 7) / 8 * 8, r = p % 512;  // 512 doubles: 4 KB
+  return r < 128 ? p + 128 - r : r > 384 ? p + 640 - r : p;
 }
 
 struct Plan {

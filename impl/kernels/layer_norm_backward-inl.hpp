@@ -10,47 +10,7 @@
 //   the vector width; every multiply-add fused (simd::Fma); every float/double choice per row or
 //   lane from its own values: the same bits on every target and thread count (VAL-DET-1).
 
-// ---- target-independent part (the arguments the plan hands to the kernels) ------------------
-#ifndef ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
-#define ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
-#include <cstdint>
-
-namespace aclnn_cpu {
-
-// What every row of a call shares. w/wf: the weight as doubles / floats (wf where rows may be
-// float rows), or null; wmax: the largest |wf| (1 without a weight); float_kind: gradInput's kind
-// (1 FLOAT, 2 FLOAT16, 3 BFLOAT16) where rows may be float rows, else 0; pw/pb: the block's column
-// partials of dy * xhat and dy, or null.
-struct LnShared {
-  int64_t n = 0;  // elements per row
-  const double *w = nullptr;
-  const float *wf = nullptr;
-  float wmax = 1.0f;
-  int float_kind = 0;
-  double *pw = nullptr, *pb = nullptr;
-};
-
-// One row for LnRow: x, dy and gi (in place, or double buffers), its mean and rstd, and the next
-// row's x and dy to prefetch (in-place rows; else null).
-struct LnRowArgs {
-  const void *x = nullptr, *dy = nullptr;
-  void *gi = nullptr;
-  double mean = 0, rstd = 0;
-  const char *next_x = nullptr, *next_dy = nullptr;
-};
-
-// Consecutive rows for LnRowsPipelined, in place: row r at x[r], dy[r], gi[r], mean[r], rstd[r];
-// stream: 64-byte aligned gradInput rows are written with non-temporal stores.
-struct LnRowsArgs {
-  int64_t rows = 0;
-  const void *const *x = nullptr, *const *dy = nullptr;
-  void *const *gi = nullptr;
-  const double *mean = nullptr, *rstd = nullptr;
-  bool stream = false;
-};
-
-}  // namespace aclnn_cpu
-#endif  // ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_ARGS_
+#include "impl/kernels/layer_norm_backward.hpp"
 
 // ---- per-target part ---------------------------------------------------------------------------
 #if defined(ACLNN_IMPL_KERNELS_LAYER_NORM_BACKWARD_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -288,26 +248,35 @@ HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x
 // for the second pass (no second conversion): each float vector's halves are double vectors, the
 // same values added in the same order to the same residue accumulators a1[k], a2[k] as
 // LnSumSteps (AVX3: one float vector, two halves of residues 0-7; AVX2: two float vectors, halves
-// of residues 0-3 and 4-7).
-template <int kIn, class DD, class DF>
+// of residues 0-3 and 4-7). between(): the previous row's second pass at j0, run after this row's
+// loads (see LnRowsPipelinedT: 4K aliasing) and before its floats overwrite the kept ones.
+template <int kIn, class DD, class DF, class F>
 HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, const void *x,
                                 const void *dy, const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr,
-                                int64_t j0, double *pw, double *pb, float *kd, float *kx) {
+                                int64_t j0, double *pw, double *pb, float *kd, float *kx,
+                                F &&between) {
 #if HWY_TARGET != HWY_SCALAR  // no halves of vectors there (kKeep is not instantiated)
   constexpr size_t kLanes = hn::MaxLanes(DD()), kLanesF = 2 * kLanes, kPer8 = 8 / kLanes;
+  constexpr size_t kV = 16 / kLanesF;
   const hn::Half<DF> dh;
-  for (size_t v = 0; v < 16 / kLanesF; ++v) {
+  hn::Vec<DF> d[kV], xv[kV];
+  for (size_t v = 0; v < kV; ++v) {
+    const auto j = static_cast<size_t>(j0) + v * kLanesF;
+    d[v] = sh::LoadAsF32<kIn>(df, dy, j);
+    xv[v] = sh::LoadAsF32<kIn>(df, x, j);
+  }
+  between();
+  for (size_t v = 0; v < kV; ++v) {
     const int64_t j = j0 + static_cast<int64_t>(v * kLanesF);
-    const auto d = sh::LoadAsF32<kIn>(df, dy, static_cast<size_t>(j));
-    const auto xv = sh::LoadAsF32<kIn>(df, x, static_cast<size_t>(j));
-    hn::Store(d, df, kd + j);
-    hn::Store(xv, df, kx + j);
+    hn::Store(d[v], df, kd + j);
+    hn::Store(xv[v], df, kx + j);
     const size_t k = v * 2 % kPer8;  // the lower half's residues; the upper half's follow
-    LnSumStepV(dd, a1[k], a2[k], hn::PromoteTo(dd, hn::LowerHalf(dh, d)),
-               hn::PromoteTo(dd, hn::LowerHalf(dh, xv)), w, vm, vr, j, pw, pb);
+    LnSumStepV(dd, a1[k], a2[k], hn::PromoteTo(dd, hn::LowerHalf(dh, d[v])),
+               hn::PromoteTo(dd, hn::LowerHalf(dh, xv[v])), w, vm, vr, j, pw, pb);
     LnSumStepV(dd, a1[(k + 1) % kPer8], a2[(k + 1) % kPer8],
-               hn::PromoteTo(dd, hn::UpperHalf(dh, d)), hn::PromoteTo(dd, hn::UpperHalf(dh, xv)), w,
-               vm, vr, j + static_cast<int64_t>(kLanes), pw, pb);
+               hn::PromoteTo(dd, hn::UpperHalf(dh, d[v])),
+               hn::PromoteTo(dd, hn::UpperHalf(dh, xv[v])), w, vm, vr,
+               j + static_cast<int64_t>(kLanes), pw, pb);
   }
 #endif
 }
@@ -427,7 +396,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
     int64_t j0 = 0;
     if constexpr (kKeep)
       for (; j0 < n16; j0 += 16)
-        LnSumStep16Kept<kIn>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd, kx);
+        LnSumStep16Kept<kIn>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd, kx,
+                             [] {});
     for (; j0 < n8; j0 += 8) first8(acc.a1, acc.a2, x[0], dy[0], vm, vr, j0);
     finish(0, c1, c2);
   }
@@ -455,12 +425,15 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
             __builtin_prefetch(x2 + j0 * kInBytes, 0, 2);
             __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
           }
-          second16(j0);
+          // Row r + 1's loads at j0 before row r's stores there, which may lie a multiple of 4 KB
+          // away (4K aliasing: docs/kernels.md#layernormbackward).
           if constexpr (kKeep) {
-            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx);
+            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx,
+                                 [&] { second16(j0); });
           } else {
             first8(a1, a2, x1, d1, vm1, vr1, j0);
             first8(a1, a2, x1, d1, vm1, vr1, j0 + 8);
+            second16(j0);
           }
         }
         if (n8 > n16) first8(a1, a2, x1, d1, vm1, vr1, n16);
