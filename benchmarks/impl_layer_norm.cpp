@@ -119,7 +119,8 @@ void BM_LayerNormBackward(benchmark::State &state) {
 // outputs, 1 thread): 0, where a FLOAT row of 1024 of gradInput lies a multiple of 4 KB from the
 // next row of x and dy, and 2048, where no row does. A kernel whose loads wait on stores to an
 // address with the same low 12 bits ("4K aliasing") is slower at one of them; the row kernels load
-// each row before storing the previous one there (docs/kernels.md#layernormbackward).
+// each row before storing the previous one at the same offset (FLOAT rows and kept 16-bit rows,
+// docs/kernels.md#layernormbackward).
 void BM_LayerNormBackwardLayout(benchmark::State &state) {
   run_layer_norm(state, state.range(0), state.range(1), state.range(2), 7, 1, state.range(3));
 }
