@@ -426,16 +426,17 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
             __builtin_prefetch(d2 + j0 * kInBytes, 0, 2);
           }
           // Row r + 1's loads at j0 before row r's stores there, which may lie a multiple of 4 KB
-          // away (4K aliasing: docs/kernels.md#layernormbackward); not FLOAT16 rows unkept (AVX3),
-          // where that order measured slower from memory.
+          // away (4K aliasing: docs/kernels.md#layernormbackward); 16-bit rows not kept keep the
+          // old order (loads first measured slower from memory for FLOAT16 on AVX3).
           if constexpr (kKeep) {
             LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx,
                                  [&] { second16(j0); });
           } else {
-            if constexpr (kIn != 1) second16(j0);
+            constexpr bool kLoadsFirst = kIn == 1;
+            if constexpr (!kLoadsFirst) second16(j0);
             first8(a1, a2, x1, d1, vm1, vr1, j0);
             first8(a1, a2, x1, d1, vm1, vr1, j0 + 8);
-            if constexpr (kIn == 1) second16(j0);
+            if constexpr (kLoadsFirst) second16(j0);
           }
         }
         if (n8 > n16) first8(a1, a2, x1, d1, vm1, vr1, n16);
