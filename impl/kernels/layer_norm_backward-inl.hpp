@@ -281,29 +281,36 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, 
 #endif
 }
 
-// One vector of a float row's gradInput from element j, stored at dst; w/c1/c2/mean/rstd: the
-// double values for lanes recomputed in double; stream: dst aligned, stored non-temporally;
-// kBf16Insn: narrowed by VCVTNEPS2BF16 (the same bits); kKept: dy and x from kd/kx
-// (LnSumStep16Kept); kChecked: test for non-finite lanes (false only where LnF16RowInRange rules
-// them out).
-template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked = true, class DF>
-HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *dst,
-                               const LnRowF32 &f, int64_t j, bool stream, const double *w,
-                               double mean, double rstd, double c1, double c2, const float *kd,
-                               const float *kx) {
+// One vector of a float row's gradInput from element j, in float; kKept: dy and x from kd/kx
+// (LnSumStep16Kept), the same floats as from the row.
+template <int kIn, bool kKept, class DF>
+HWY_INLINE hn::Vec<DF> LnGradInputF32V(DF df, const void *x, const void *dy, const float *wf,
+                                       const LnRowF32 &f, int64_t j, const float *kd,
+                                       const float *kx) {
   const auto sj = static_cast<size_t>(j);
   const auto d = kKept ? hn::Load(df, kd + j) : sh::LoadAsF32<kIn>(df, dy, sj);
   const auto vr = hn::Set(df, f.rstd);
   const auto xv = kKept ? hn::Load(df, kx + j) : sh::LoadAsF32<kIn>(df, x, sj);
   const auto xh = hn::Mul(hn::Sub(xv, hn::Set(df, f.mean)), vr);
   const auto g = wf ? hn::Mul(d, hn::LoadU(df, wf + j)) : d;
-  const auto r = hn::Mul(vr, sh::Fma(df, xh, hn::Set(df, f.nc2), hn::Sub(g, hn::Set(df, f.c1))));
+  return hn::Mul(vr, sh::Fma(df, xh, hn::Set(df, f.nc2), hn::Sub(g, hn::Set(df, f.c1))));
+}
+
+// LnGradInputF32V stored at dst as kind kOut; stream: dst aligned, stored non-temporally;
+// kBf16Insn: narrowed by VCVTNEPS2BF16 (the same bits); kChecked: test for non-finite lanes (false
+// only where LnF16RowInRange rules them out), whose stored values are wrong: any_bad is then set,
+// and LnFixNotFinite must run after the row.
+template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked = true, class DF>
+HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *dst,
+                               const LnRowF32 &f, int64_t j, bool stream, const float *kd,
+                               const float *kx, hn::Mask<DF> &any_bad) {
+  const auto r = LnGradInputF32V<kIn, kKept>(df, x, dy, wf, f, j, kd, kx);
   using T = std::conditional_t<kOut == 1, float, uint16_t>;
   const hn::Rebind<T, DF> dout;
 #if ACLNN_SIMD_BF16_INSN
   // One classification for the instruction's special lanes and the non-finite ones: a vector
   // with neither (nearly all) is narrowed by the instruction; any other takes the integer
-  // rounding and the lane fix below, which give the same bits.
+  // rounding (and LnFixNotFinite), which give the same bits.
   if constexpr (kBf16Insn) {
     if (HWY_LIKELY(!sh::AnyNotFiniteOrSubnormal(df, r))) {
       sh::StoreOrStream(sh::BF16FromF32InsnNoSpecial(df, r), dout, static_cast<T *>(dst), stream);
@@ -316,27 +323,33 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
       return r;
     else if constexpr (kOut == 2)
       return sh::F16FromF32(df, r);
-    else  // kChecked: non-finite lanes are replaced below, so NaN's rounding needs no care
+    else  // kChecked: non-finite lanes are replaced (LnFixNotFinite): NaN's rounding needs no care
       return kChecked ? sh::BF16FromF32NotNaN(df, r) : sh::BF16FromF32(df, r);
   }();
-  if constexpr (!kChecked) {
-    sh::StoreOrStream(out, dout, static_cast<T *>(dst), stream);
-    return;
-  }
-  const auto bad = sh::NotFinite(df, r);
-  if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
-    HWY_ALIGN float lane_bad[hn::MaxLanes(DF())];
-    HWY_ALIGN T fixed[hn::MaxLanes(DF())];
-    hn::Store(hn::VecFromMask(df, bad), df, lane_bad);
-    hn::Store(out, dout, fixed);
-    for (size_t l = 0; l < hn::Lanes(df); ++l)
-      if (std::bit_cast<uint32_t>(lane_bad[l]) != 0)
-        sh::StoreKind<kOut>(
-            fixed, static_cast<int64_t>(l),
-            LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, j + static_cast<int64_t>(l)));
-    out = hn::Load(dout, fixed);
-  }
+  // Not fixed here: a call in the row loop (the double path's) kept the loop's constants on the
+  // stack and made the loop up to 8 % slower (docs/kernels.md#layernormbackward-measurements).
+  if constexpr (kChecked) any_bad = hn::Or(any_bad, sh::NotFinite(df, r));
   sh::StoreOrStream(out, dout, static_cast<T *>(dst), stream);
+}
+
+// A float row's gradInput lanes j < n16 whose float value is not finite, recomputed in double
+// (stored after LnGradInputF32's values: the same bits as fixing the lanes before the store).
+template <int kIn, int kOut, class DF>
+HWY_NOINLINE void LnFixNotFinite(DF df, const void *x, const void *dy, const float *wf, void *gr,
+                                 const LnRowF32 &f, int64_t n16, const double *w, double mean,
+                                 double rstd, double c1, double c2) {
+  for (int64_t j = 0; j < n16; j += static_cast<int64_t>(hn::Lanes(df))) {
+    const auto bad =
+        sh::NotFinite(df, LnGradInputF32V<kIn, false>(df, x, dy, wf, f, j, nullptr, nullptr));
+    if (hn::AllFalse(df, bad)) continue;
+    HWY_ALIGN float lane_bad[hn::MaxLanes(DF())];
+    hn::Store(hn::VecFromMask(df, bad), df, lane_bad);
+    for (size_t l = 0; l < hn::Lanes(df); ++l)
+      if (std::bit_cast<uint32_t>(lane_bad[l]) != 0) {
+        const int64_t k = j + static_cast<int64_t>(l);
+        sh::StoreKind<kOut>(gr, k, LnGradInputF64<kIn>(x, dy, w, mean, rstd, c1, c2, k));
+      }
+  }
 }
 
 // The rows of args, consecutive rows of one block; kBf16Insn: as LnGradInputF32's; kKeep: a 16-bit
@@ -455,6 +468,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
       using T = std::conditional_t<kOut == 1, float, uint16_t>;
       const bool by_line = kOut != 1 && HWY_TARGET != HWY_SCALAR && st;
       sh::LineStream<T> ls;
+      auto any_bad = hn::FirstN(df, 0);  // lanes not finite so far
       const auto float_pass = [&](auto checked) HWY_ATTR ACLNN_SIMD_LAMBDA {
         pass(
             [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
@@ -462,7 +476,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
               for (size_t k = 0; k < 16 / kLanesF; ++k)
                 LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value>(
                     df, xr, dr, wf, dst + k * kLanesF, f, j0 + static_cast<int64_t>(k * kLanesF),
-                    st && !by_line, w, m, rs, c1, c2, kd, kx);
+                    st && !by_line, kd, kx, any_bad);
               if (by_line) ls.Done(static_cast<T *>(gr), j0, n16);
             },
             [&](int64_t j) {
@@ -478,6 +492,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
       } else {
         float_pass(std::true_type());
       }
+      if (HWY_UNLIKELY(!hn::AllFalse(df, any_bad)))
+        LnFixNotFinite<kIn, kOut>(df, xr, dr, wf, gr, f, n16, w, m, rs, c1, c2);
     } else {
       const V vm = hn::Set(dd, m), vr = hn::Set(dd, rs);
       const V vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
