@@ -225,23 +225,23 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
 
 // One step of a row's first pass at element j, with its additions to the column partials pw/pb
 // (LnRowT's second loop, moved here so that the second pass can run in float).
-template <class DD>
+template <bool kGiven, class DD>
 HWY_INLINE void LnSumStepV(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, hn::Vec<DD> d, hn::Vec<DD> xv,
                            const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
                            double *pb) {
-  const auto g = w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
+  const auto g = kGiven || w ? hn::Mul(d, hn::LoadU(dd, w + j)) : d;
   const auto xh = hn::Mul(hn::Sub(xv, vm), vr);
   a1 = hn::Add(a1, g);
   a2 = sh::Fma(dd, g, xh, a2);
-  if (pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
-  if (pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
+  if (kGiven || pw) hn::StoreU(sh::Fma(dd, d, xh, hn::LoadU(dd, pw + j)), dd, pw + j);
+  if (kGiven || pb) hn::StoreU(hn::Add(hn::LoadU(dd, pb + j), d), dd, pb + j);
 }
-template <int kIn, class DD>
+template <int kIn, bool kGiven, class DD>
 HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x, const void *dy,
                           const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
                           double *pb) {
-  LnSumStepV(dd, a1, a2, sh::LoadKindV<kIn>(dd, dy, j), sh::LoadKindV<kIn>(dd, x, j), w, vm, vr, j,
-             pw, pb);
+  LnSumStepV<kGiven>(dd, a1, a2, sh::LoadKindV<kIn>(dd, dy, j), sh::LoadKindV<kIn>(dd, x, j), w, vm,
+                     vr, j, pw, pb);
 }
 
 // Sixteen steps of a 16-bit row's first pass from j0 that also keep dy and x as floats in kd/kx
@@ -250,7 +250,7 @@ HWY_INLINE void LnSumStep(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, const void *x
 // LnSumSteps (AVX3: one float vector, two halves of residues 0-7; AVX2: two float vectors, halves
 // of residues 0-3 and 4-7). between(): the previous row's second pass at j0, run after this row's
 // loads (see LnRowsPipelinedT: 4K aliasing) and before its floats overwrite the kept ones.
-template <int kIn, class DD, class DF, class F>
+template <int kIn, bool kGiven, class DD, class DF, class F>
 HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, const void *x,
                                 const void *dy, const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr,
                                 int64_t j0, double *pw, double *pb, float *kd, float *kx,
@@ -271,19 +271,19 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, 
     hn::Store(d[v], df, kd + j);
     hn::Store(xv[v], df, kx + j);
     const size_t k = v * 2 % kPer8;  // the lower half's residues; the upper half's follow
-    LnSumStepV(dd, a1[k], a2[k], hn::PromoteTo(dd, hn::LowerHalf(dh, d[v])),
-               hn::PromoteTo(dd, hn::LowerHalf(dh, xv[v])), w, vm, vr, j, pw, pb);
-    LnSumStepV(dd, a1[(k + 1) % kPer8], a2[(k + 1) % kPer8],
-               hn::PromoteTo(dd, hn::UpperHalf(dh, d[v])),
-               hn::PromoteTo(dd, hn::UpperHalf(dh, xv[v])), w, vm, vr,
-               j + static_cast<int64_t>(kLanes), pw, pb);
+    LnSumStepV<kGiven>(dd, a1[k], a2[k], hn::PromoteTo(dd, hn::LowerHalf(dh, d[v])),
+                       hn::PromoteTo(dd, hn::LowerHalf(dh, xv[v])), w, vm, vr, j, pw, pb);
+    LnSumStepV<kGiven>(dd, a1[(k + 1) % kPer8], a2[(k + 1) % kPer8],
+                       hn::PromoteTo(dd, hn::UpperHalf(dh, d[v])),
+                       hn::PromoteTo(dd, hn::UpperHalf(dh, xv[v])), w, vm, vr,
+                       j + static_cast<int64_t>(kLanes), pw, pb);
   }
 #endif
 }
 
 // One vector of a float row's gradInput from element j, in float; kKept: dy and x from kd/kx
 // (LnSumStep16Kept), the same floats as from the row.
-template <int kIn, bool kKept, class DF>
+template <int kIn, bool kKept, bool kGiven, class DF>
 HWY_INLINE hn::Vec<DF> LnGradInputF32V(DF df, const void *x, const void *dy, const float *wf,
                                        const LnRowF32 &f, int64_t j, const float *kd,
                                        const float *kx) {
@@ -292,7 +292,7 @@ HWY_INLINE hn::Vec<DF> LnGradInputF32V(DF df, const void *x, const void *dy, con
   const auto vr = hn::Set(df, f.rstd);
   const auto xv = kKept ? hn::Load(df, kx + j) : sh::LoadAsF32<kIn>(df, x, sj);
   const auto xh = hn::Mul(hn::Sub(xv, hn::Set(df, f.mean)), vr);
-  const auto g = wf ? hn::Mul(d, hn::LoadU(df, wf + j)) : d;
+  const auto g = kGiven || wf ? hn::Mul(d, hn::LoadU(df, wf + j)) : d;
   return hn::Mul(vr, sh::Fma(df, xh, hn::Set(df, f.nc2), hn::Sub(g, hn::Set(df, f.c1))));
 }
 
@@ -300,11 +300,11 @@ HWY_INLINE hn::Vec<DF> LnGradInputF32V(DF df, const void *x, const void *dy, con
 // kBf16Insn: narrowed by VCVTNEPS2BF16 (the same bits); kChecked: test for non-finite lanes (false
 // only where LnF16RowInRange rules them out), whose stored values are wrong: any_bad is then set,
 // and LnFixNotFinite must run after the row.
-template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked = true, class DF>
+template <int kIn, int kOut, bool kBf16Insn, bool kKept, bool kChecked, bool kGiven, class DF>
 HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float *wf, void *dst,
                                const LnRowF32 &f, int64_t j, bool stream, const float *kd,
                                const float *kx, hn::Mask<DF> &any_bad) {
-  const auto r = LnGradInputF32V<kIn, kKept>(df, x, dy, wf, f, j, kd, kx);
+  const auto r = LnGradInputF32V<kIn, kKept, kGiven>(df, x, dy, wf, f, j, kd, kx);
   using T = std::conditional_t<kOut == 1, float, uint16_t>;
   const hn::Rebind<T, DF> dout;
 #if ACLNN_SIMD_BF16_INSN
@@ -339,8 +339,8 @@ HWY_NOINLINE void LnFixNotFinite(DF df, const void *x, const void *dy, const flo
                                  const LnRowF32 &f, int64_t n16, const double *w, double mean,
                                  double rstd, double c1, double c2) {
   for (int64_t j = 0; j < n16; j += static_cast<int64_t>(hn::Lanes(df))) {
-    const auto bad =
-        sh::NotFinite(df, LnGradInputF32V<kIn, false>(df, x, dy, wf, f, j, nullptr, nullptr));
+    const auto bad = sh::NotFinite(
+        df, LnGradInputF32V<kIn, false, false>(df, x, dy, wf, f, j, nullptr, nullptr));
     if (hn::AllFalse(df, bad)) continue;
     HWY_ALIGN float lane_bad[hn::MaxLanes(DF())];
     hn::Store(hn::VecFromMask(df, bad), df, lane_bad);
@@ -391,8 +391,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   const auto first8 = [&](V *s1, V *s2, const void *xi, const void *di, V vm, V vr, int64_t j0)
                           HWY_ATTR ACLNN_SIMD_LAMBDA {
                             for (size_t k = 0; k < kPer8; ++k)
-                              LnSumStep<kIn>(dd, s1[k], s2[k], xi, di, w, vm, vr,
-                                             j0 + static_cast<int64_t>(k * kLanes), pw, pb);
+                              LnSumStep<kIn, kGiven>(dd, s1[k], s2[k], xi, di, w, vm, vr,
+                                                     j0 + static_cast<int64_t>(k * kLanes), pw, pb);
                           };
   const auto start = [&] {
     for (size_t k = 0; k < kPer8; ++k) acc.a1[k] = acc.a2[k] = hn::Zero(dd);
@@ -409,8 +409,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
     int64_t j0 = 0;
     if constexpr (kKeep)
       for (; j0 < n16; j0 += 16)
-        LnSumStep16Kept<kIn>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd, kx,
-                             [] {});
+        LnSumStep16Kept<kIn, kGiven>(dd, df, acc.a1, acc.a2, x[0], dy[0], w, vm, vr, j0, pw, pb, kd,
+                                     kx, [] {});
     for (; j0 < n8; j0 += 8) first8(acc.a1, acc.a2, x[0], dy[0], vm, vr, j0);
     finish(0, c1, c2);
   }
@@ -442,8 +442,8 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
           // away (4K aliasing: docs/kernels.md#layernormbackward); 16-bit rows not kept keep the
           // old order (loads first measured slower from memory for FLOAT16 on AVX3).
           if constexpr (kKeep) {
-            LnSumStep16Kept<kIn>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx,
-                                 [&] { second16(j0); });
+            LnSumStep16Kept<kIn, kGiven>(dd, df, a1, a2, x1, d1, w, vm1, vr1, j0, pw, pb, kd, kx,
+                                         [&] { second16(j0); });
           } else {
             constexpr bool kLoadsFirst = kIn == 1;
             if constexpr (!kLoadsFirst) second16(j0);
@@ -474,7 +474,7 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
             [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
               T *const dst = by_line ? ls.At(j0) : static_cast<T *>(gr) + j0;
               for (size_t k = 0; k < 16 / kLanesF; ++k)
-                LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value>(
+                LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value, kGiven>(
                     df, xr, dr, wf, dst + k * kLanesF, f, j0 + static_cast<int64_t>(k * kLanesF),
                     st && !by_line, kd, kx, any_bad);
               if (by_line) ls.Done(static_cast<T *>(gr), j0, n16);
