@@ -224,7 +224,8 @@ HWY_INLINE void LnFinishSums(DD dd, const LnSums<DD> &acc, int64_t n, const void
 }
 
 // One step of a row's first pass at element j, with its additions to the column partials pw/pb
-// (LnRowT's second loop, moved here so that the second pass can run in float).
+// (LnRowT's second loop, moved here so that the second pass can run in float); kGiven: w, pw and
+// pb are given, and not tested (the caller's assumption did not reach these inlined steps).
 template <bool kGiven, class DD>
 HWY_INLINE void LnSumStepV(DD dd, hn::Vec<DD> &a1, hn::Vec<DD> &a2, hn::Vec<DD> d, hn::Vec<DD> xv,
                            const double *w, hn::Vec<DD> vm, hn::Vec<DD> vr, int64_t j, double *pw,
@@ -282,7 +283,7 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, 
 }
 
 // One vector of a float row's gradInput from element j, in float; kKept: dy and x from kd/kx
-// (LnSumStep16Kept), the same floats as from the row.
+// (LnSumStep16Kept), the same floats as from the row; kGiven: wf is given, and not tested.
 template <int kIn, bool kKept, bool kGiven, class DF>
 HWY_INLINE hn::Vec<DF> LnGradInputF32V(DF df, const void *x, const void *dy, const float *wf,
                                        const LnRowF32 &f, int64_t j, const float *kd,
@@ -327,7 +328,7 @@ HWY_INLINE void LnGradInputF32(DF df, const void *x, const void *dy, const float
       return kChecked ? sh::BF16FromF32NotNaN(df, r) : sh::BF16FromF32(df, r);
   }();
   // Not fixed here: a call in the row loop (the double path's) kept the loop's constants on the
-  // stack and made the loop up to 8 % slower (docs/kernels.md#layernormbackward-measurements).
+  // stack and made the loop up to 18 % slower (docs/kernels.md#layernormbackward-measurements).
   if constexpr (kChecked) any_bad = hn::Or(any_bad, sh::NotFinite(df, r));
   sh::StoreOrStream(out, dout, static_cast<T *>(dst), stream);
 }
