@@ -65,10 +65,13 @@ int row_kind(aclDataType t) {
 // ---- the plan ------------------------------------------------------------------------------
 
 // Rows per block of the column sums: a function of the shape only (VAL-DET-1). At least 8 rows a
-// block (the workspace, blocks * N * 16 bytes, stays at most 2 bytes per input element) and at most
-// ~128 blocks (the final reduction reads blocks * N partials).
-int64_t rows_per_block(int64_t m) {
-  return std::max<int64_t>(8, (m + 127) / 128);
+// block (the workspace, blocks * N * 16 bytes, stays at most 2 bytes per input element), at least
+// kBlockElements elements a block and at most ~128 blocks: each block clears its partials and the
+// final reduction reads them all, blocks * N of each, per element a cost near that of a row's.
+constexpr int64_t kBlockElements = 32768;
+int64_t rows_per_block(int64_t m, int64_t n) {
+  return std::max(
+      {int64_t{8}, (m + 127) / 128, (kBlockElements + n - 1) / std::max<int64_t>(n, 1)});
 }
 constexpr int64_t kAlign = 64;  // bytes; the workspace pointer is aligned up inside
 // Doubles per partial (and row buffer): a multiple of 8, so that each starts 64-byte aligned, and
@@ -259,16 +262,17 @@ void run_plan(const Plan &p, void *workspace) {
       do_rows(b * p.block_rows, std::min(m, (b + 1) * p.block_rows), pw, pb);
     }
   });
-  // Column totals: partials added in block order into block 0's slots, columns in parallel.
+  // Column totals: partials added in block order into block 0's slots, columns in parallel, in
+  // chunks of kChunk columns that stay in L1 while every block's partials are added to them.
+  constexpr int64_t kChunk = 512;
   parallel_for(n, std::max<int64_t>(2048, kParallelElements / p.blocks),
                [&](int64_t j0, int64_t j1) {
-                 for (int64_t k = 0; k < p.parts; ++k) {
-                   double *acc = part(0, k);
-                   for (int64_t b = 1; b < p.blocks; ++b) {
-                     const double *src = part(b, k);
-                     for (int64_t j = j0; j < j1; ++j) acc[j] += src[j];
+                 for (int64_t k = 0; k < p.parts; ++k)
+                   for (int64_t c = j0; c < j1; c += kChunk) {
+                     const auto len = static_cast<size_t>(std::min(kChunk, j1 - c));
+                     for (int64_t b = 1; b < p.blocks; ++b)
+                       simd::add_f64(part(0, k) + c, part(b, k) + c, len);
                    }
-                 }
                });
   if (p.gw) scatter(p.out_gw.data, p.out_gw.dtype, p.out_gw.inner, p.out_gw.offset, part(0, kw));
   if (p.gb) scatter(p.out_gb.data, p.out_gb.dtype, p.out_gb.inner, p.out_gb.offset, part(0, kb));
@@ -498,7 +502,7 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOut, const aclTensor 
   if (p.gw) p.out_gw = rowview::make_row_view(*gradWeightOut, 0);
   if (p.gb) p.out_gb = rowview::make_row_view(*gradBiasOut, 0);
   p.parts = (p.gw ? 1 : 0) + (p.gb ? 1 : 0);
-  p.block_rows = rows_per_block(m);
+  p.block_rows = rows_per_block(m, n);
   p.blocks = m > 0 ? (m + p.block_rows - 1) / p.block_rows : 0;
   const uint64_t ws = workspace_bytes(p);
   return publish_executor(

@@ -94,6 +94,20 @@ void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
   ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF64(dd, v); });
 }
 
+// acc[i] += src[i]: one addition per element, so every target gives the scalar loop's bits.
+void AddF64(double *HWY_RESTRICT acc, const double *HWY_RESTRICT src, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const size_t lanes = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto a0 = hn::Add(hn::LoadU(dd, acc + i), hn::LoadU(dd, src + i));
+    const auto a1 = hn::Add(hn::LoadU(dd, acc + i + lanes), hn::LoadU(dd, src + i + lanes));
+    hn::StoreU(a0, dd, acc + i);
+    hn::StoreU(a1, dd, acc + i + lanes);
+  }
+  for (; i < n; ++i) acc[i] += src[i];
+}
+
 void F64ToF16ViaOdd(const double *src, uint16_t *dst, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<uint16_t, decltype(dd)> d16;
@@ -290,6 +304,7 @@ HWY_EXPORT(F64ToF32);
 HWY_EXPORT(F64ToF16);
 HWY_EXPORT(F64ToBF16);
 HWY_EXPORT(F64ToF16ViaOdd);
+HWY_EXPORT(AddF64);
 
 void f16_to_f32(const uint16_t *s, float *d, size_t n) {
   HWY_DYNAMIC_DISPATCH(F16ToF32)(s, d, n);
@@ -324,6 +339,9 @@ void f64_to_bf16(const double *s, uint16_t *d, size_t n) {
 
 void f64_to_f16_via_odd(const double *s, uint16_t *d, size_t n) {
   HWY_DYNAMIC_DISPATCH(F64ToF16ViaOdd)(s, d, n);
+}
+void add_f64(double *acc, const double *src, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AddF64)(acc, src, n);
 }
 
 std::vector<int64_t> runnable_targets() {

@@ -1,8 +1,9 @@
 // The library's one SIMD layer (Google Highway): vectorised conversions between float, double and
-// the 16-bit formats, written once (impl/simd-inl.hpp) and compiled for every target in
-// impl/simd_targets.hpp; Highway picks the best one for the CPU at run time. Every conversion is
-// exact or one rounding to nearest even, and gives the same bits as dtype.hpp's scalar reference
-// on every target (tests/impl/test_simd.cpp runs each compiled target). Private to impl/.
+// the 16-bit formats (and one array addition), written once (impl/simd-inl.hpp) and compiled for
+// every target in impl/simd_targets.hpp; Highway picks the best one for the CPU at run time. Every
+// conversion is exact or one rounding to nearest even, and gives the same bits as dtype.hpp's
+// scalar reference on every target (tests/impl/test_simd.cpp runs each compiled target). Private to
+// impl/.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,8 @@ void f64_to_bf16(const double *src, uint16_t *dst, size_t n);
 // precision, then to binary16), which the kernels use where it is cheaper; tested against it on
 // every target.
 void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
+// acc[i] += src[i] for n doubles (the arrays do not overlap): the same bits as the scalar loop.
+void add_f64(double *acc, const double *src, size_t n);
 
 // ---- non-temporal stores ------------------------------------------------------------------------
 // Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal

@@ -179,6 +179,39 @@ TEST_P(SimdTarget, ShortArraysWriteOnlyTheirElements) {
   }
 }
 
+// add_f64 adds element by element like the scalar loop: the same bits for signed zeros,
+// infinities, NaN, subnormals and random doubles, at every length up to three vectors plus a tail,
+// and nothing written past n.
+TEST_P(SimdTarget, AddsDoubleArraysLikeTheScalarLoop) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<uint64_t> bits;
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::denorm_min(),
+                             0x1p-1022,
+                             0x1.8p1023};
+  for (size_t n = 0; n <= 27; ++n) {
+    std::vector<double> acc(n + 1), src(n), want(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t r = bits(rng);
+      acc[i] = r % 3 == 0 ? specials[r % 10] : std::bit_cast<double>(bits(rng));
+      src[i] = r % 5 == 0 ? specials[(r >> 8) % 10] : std::bit_cast<double>(bits(rng));
+      want[i] = acc[i] + src[i];
+    }
+    acc[n] = 42.0;
+    simd::add_f64(acc.data(), src.data(), n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::bit_cast<uint64_t>(acc[i]), std::bit_cast<uint64_t>(want[i]))
+          << "n " << n << " i " << i;
+    ASSERT_EQ(acc[n], 42.0) << n;
+  }
+}
+
 // The binary16 narrowing by way of float (double -> float rounded to odd -> binary16, which the
 // kernels use) gives the bits of the direct rounding (dtype.hpp's double_to_half): every binary16
 // value, every midpoint between neighbours (exact ties) and its two double neighbours, values
