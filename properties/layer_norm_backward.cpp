@@ -162,13 +162,14 @@ rc::Gen<Case> gen_valid_sized(Product p, bool large, bool every_output = false) 
       // Rows and columns of the sizes a row kernel tells apart: the reduced dimension N of a
       // kernel_size() class (remainders modulo 8..64, odd, prime, either side of the library's
       // float-path thresholds N >= 32 FLOAT and N > 256 fp16/bf16), in one normalized dim or two
-      // ([a, N]); M rows of a kernel_size() class (blocks of 8 rows, 8 * 128), in one leading dim
-      // or two with a 1.
+      // ([a, N]); M rows of a kernel_size() class (multiples of 8 and 1024), in one leading dim or
+      // two with a 1.
       const int64_t budget = *rc::gen::weightedElement<int64_t>({{2, 1024}, {1, 2048}});
       const bool two = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
       const int64_t a = two ? *rc::gen::inRange<int64_t>(2, 5) : 1;
       // Either reduced dimension first: N (gradInput's row sums) or M (gradWeight's and
-      // gradBias's column sums; the built-in's row blocks grow past 8 * 128 rows).
+      // gradBias's column sums; the built-in's row blocks, of at least 8 rows and 32768 elements,
+      // are reached by the large cases above).
       int64_t n = 0, m = 0;
       if (*gen::sometimes(2)) {
         m = *gen::kernel_size(1, budget / a, {1024});

@@ -547,8 +547,9 @@ TEST(LayerNormBackward, StridedOffsetAndExpandedViews_ABI_TENSOR_2) {
 
 // VAL-DET-1 / LN-VALUE-3: 1, 2 and 3 threads give the same bits, on a shape with many row blocks.
 TEST(LayerNormBackward, BitwiseIdenticalForAnyThreadCount_VAL_DET_1) {
-  // 300 rows: 38 blocks of 8 rows for the column sums. FLOAT takes the in-place path, FLOAT16 the
-  // gather/scatter path; gradInput alone takes the row-parallel path without workspace.
+  // 4800 rows of 257: 38 blocks of 128 rows for the column sums (a block holds at least 8 rows and
+  // 32768 elements). FLOAT takes the in-place path, FLOAT16 the gather/scatter path; gradInput
+  // alone takes the row-parallel path without workspace.
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
     for (bool gi_only : {false, true}) {
       std::vector<std::vector<unsigned char>> first;
@@ -557,7 +558,7 @@ TEST(LayerNormBackward, BitwiseIdenticalForAnyThreadCount_VAL_DET_1) {
         CaseOptions o;
         o.dtype = dt;
         o.cancel = true;
-        auto c = make_case({300}, {257}, o);
+        auto c = make_case({4800}, {257}, o);
         if (gi_only) c->set_mask({true, false, false});
         ASSERT_EQ(run_op(c->args()), ACLNN_SUCCESS);
         if (first.empty())
