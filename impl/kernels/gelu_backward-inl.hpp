@@ -289,9 +289,8 @@ HWY_INLINE hn::Vec<DF> GeluFinishF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vx, hn:
 // needs the root formula or the double path gives NaN); then only the vectors holding a NaN are
 // finished (GeluFinishF32). The same bits as GeluGradTableF32 (a NaN result near the root that it
 // sends to the double path directly, dy NaN or infinite, still reaches it or gives the same
-// infinity), but the branch on a root lane, taken by about one vector in eight of normally
-// distributed activations, cost a misprediction each in the loop; the list, filled without a
-// branch, costs none (docs/performance-gelu-selu.md).
+// infinity), but the branch on a root lane (about one vector in eight of normal activations) cost
+// a misprediction each in the loop; the list, filled without a branch, costs none.
 HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy, const float *x,
                                 void *out, size_t n, int stream) {
   const hn::ScalableTag<float> df;
@@ -311,6 +310,7 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       out_kind == 1 && !simd::HWY_NAMESPACE::CanStream(stream, out) && apart(dy) && apart(x);
   const size_t out_size = out_kind == 0 ? sizeof(double) : sizeof(float);
   const auto ahead = static_cast<uintptr_t>(simd::input_prefetch_bytes());
+  const bool pack = simd::finish_lanes_packed();
   for (size_t base = 0; base < n; base += kChunk) {
     const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
     const float *cdy = dy + base, *cx = x + base;
@@ -345,10 +345,10 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       count += hn::AllFalse(df, hn::IsNaN(r)) ? 0 : 1;
     }
     // 16-lane targets pack the listed vectors' NaN lanes into whole vectors (x, dy, position; the
-    // last padded with x = dy = 0 and a non-NaN r), finish and put them back (docs/kernels.md):
-    // a chunk's dozen or so such lanes make one or two vectors, not a dozen mostly idle ones.
-    // Compress, not CompressStore (slow on Zen 4); narrower targets' Compress copies a 1 KB table.
-    if constexpr (hn::MaxLanes(df) >= 16) {
+    // last padded with x = dy = 0 and a non-NaN r), finish and put them back where that measured
+    // faster (simd::finish_lanes_packed): a chunk's dozen or so such lanes make one or two vectors.
+    // Compress, not CompressStore (slow on Zen 4); 8-lane targets' Compress copies a 1 KB table.
+    if (pack && hn::MaxLanes(df) >= 16) {
       HWY_ALIGN float fin_x[kChunk + hn::MaxLanes(df)], fin_dy[kChunk + hn::MaxLanes(df)];
       HWY_ALIGN uint32_t fin_pos[kChunk + hn::MaxLanes(df)];  // a vector's room beyond the chunk
       const hn::RebindToUnsigned<decltype(df)> du;

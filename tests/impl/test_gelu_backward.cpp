@@ -936,40 +936,46 @@ TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
     x2[2 * i] = x[i];
     dy2[2 * i + 1] = x2[2 * i + 1] = NAN;
   }
-  for (int64_t target : aclnn_test::simd_targets()) {
-    aclnn_test::ScopedSimdTarget forced(target);
-    const std::string name = aclnn_cpu::simd::target_name(target);
-    aclnn_cpu::gelu_f32_grad_per_vector(dy.data(), x.data(), ref.data(), static_cast<size_t>(n));
-    for (const int64_t len : {n, n - 5}) {
-      Tensor tdy({len}, ACL_FLOAT, dy.data(), n), tx({len}, ACL_FLOAT, x.data(), n),
-          tout({len}, ACL_FLOAT, got.data(), n);
-      std::fill(got.begin(), got.end(), -7.0f);
-      ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
-      EXPECT_EQ(std::memcmp(ref.data(), got.data(), len * sizeof(float)), 0) << name << " " << len;
-      for (int64_t i = len; i < n; ++i) ASSERT_EQ(got[i], -7.0f) << name << " wrote past the view";
-      Tensor tst({len}, ACL_FLOAT, strided.data(), 2 * n + 1, {2}, 1);
-      Tensor tdy2({len}, ACL_FLOAT, dy2.data(), 2 * n, {2}),
-          tx2({len}, ACL_FLOAT, x2.data(), 2 * n, {2});
-      for (const bool strided_in : {false, true}) {
-        std::fill(strided.begin(), strided.end(), -7.0f);
-        ASSERT_EQ(strided_in ? run(tdy2, tx2, tst) : run(tdy, tx, tst), ACLNN_SUCCESS);
-        for (int64_t i = 0; i < len; ++i)
-          ASSERT_EQ(std::bit_cast<uint32_t>(strided[1 + 2 * i]), std::bit_cast<uint32_t>(ref[i]))
-              << name << " strided" << (strided_in ? " in and out" : " out") << ", i=" << i
-              << " x=" << x[i] << " dy=" << dy[i];
-        for (int64_t i = 0; i < 2 * n + 1; ++i)
-          if (i % 2 == 0 || i > 2 * len) ASSERT_EQ(strided[i], -7.0f) << name << " gap " << i;
-      }
-      for (const int over : {0, 1}) {  // gradInput = self, gradInput = gradOutput
-        std::vector<float> a = dy, b = x;
-        Tensor ta({len}, ACL_FLOAT, a.data(), n), tb({len}, ACL_FLOAT, b.data(), n);
-        Tensor tsame({len}, ACL_FLOAT, over == 0 ? b.data() : a.data(), n);
-        ASSERT_EQ(run(ta, tb, tsame), ACLNN_SUCCESS);
-        EXPECT_EQ(std::memcmp(ref.data(), over == 0 ? b.data() : a.data(), len * sizeof(float)), 0)
-            << name << " in place over " << (over == 0 ? "self" : "gradOutput") << " " << len;
+  // Both ways of finishing 16-lane vectors (simd::finish_lanes_packed), whichever this CPU takes.
+  for (const char *pack : {"0", "1"})
+    for (int64_t target : aclnn_test::simd_targets()) {
+      ScopedEnv packed("ACLNN_CPU_PACK_LANES", pack);
+      aclnn_test::ScopedSimdTarget forced(target);
+      const std::string name = aclnn_cpu::simd::target_name(target) + " pack " + pack;
+      aclnn_cpu::gelu_f32_grad_per_vector(dy.data(), x.data(), ref.data(), static_cast<size_t>(n));
+      for (const int64_t len : {n, n - 5}) {
+        Tensor tdy({len}, ACL_FLOAT, dy.data(), n), tx({len}, ACL_FLOAT, x.data(), n),
+            tout({len}, ACL_FLOAT, got.data(), n);
+        std::fill(got.begin(), got.end(), -7.0f);
+        ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+        EXPECT_EQ(std::memcmp(ref.data(), got.data(), len * sizeof(float)), 0)
+            << name << " " << len;
+        for (int64_t i = len; i < n; ++i)
+          ASSERT_EQ(got[i], -7.0f) << name << " wrote past the view";
+        Tensor tst({len}, ACL_FLOAT, strided.data(), 2 * n + 1, {2}, 1);
+        Tensor tdy2({len}, ACL_FLOAT, dy2.data(), 2 * n, {2}),
+            tx2({len}, ACL_FLOAT, x2.data(), 2 * n, {2});
+        for (const bool strided_in : {false, true}) {
+          std::fill(strided.begin(), strided.end(), -7.0f);
+          ASSERT_EQ(strided_in ? run(tdy2, tx2, tst) : run(tdy, tx, tst), ACLNN_SUCCESS);
+          for (int64_t i = 0; i < len; ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(strided[1 + 2 * i]), std::bit_cast<uint32_t>(ref[i]))
+                << name << " strided" << (strided_in ? " in and out" : " out") << ", i=" << i
+                << " x=" << x[i] << " dy=" << dy[i];
+          for (int64_t i = 0; i < 2 * n + 1; ++i)
+            if (i % 2 == 0 || i > 2 * len) ASSERT_EQ(strided[i], -7.0f) << name << " gap " << i;
+        }
+        for (const int over : {0, 1}) {  // gradInput = self, gradInput = gradOutput
+          std::vector<float> a = dy, b = x;
+          Tensor ta({len}, ACL_FLOAT, a.data(), n), tb({len}, ACL_FLOAT, b.data(), n);
+          Tensor tsame({len}, ACL_FLOAT, over == 0 ? b.data() : a.data(), n);
+          ASSERT_EQ(run(ta, tb, tsame), ACLNN_SUCCESS);
+          EXPECT_EQ(std::memcmp(ref.data(), over == 0 ? b.data() : a.data(), len * sizeof(float)),
+                    0)
+              << name << " in place over " << (over == 0 ? "self" : "gradOutput") << " " << len;
+        }
       }
     }
-  }
   // Large enough for streamed stores (simd::stream_output): the same bytes, chunk after chunk.
   const int64_t big = int64_t{1} << 22;
   std::vector<float> bdy(big), bx(big), bref(big), bgot(big);
@@ -980,8 +986,12 @@ TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
   aclnn_cpu::gelu_f32_grad_per_vector(bdy.data(), bx.data(), bref.data(), static_cast<size_t>(big));
   Tensor tdy({big}, ACL_FLOAT, bdy.data(), big), tx({big}, ACL_FLOAT, bx.data(), big),
       tout({big}, ACL_FLOAT, bgot.data(), big);
-  ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
-  EXPECT_EQ(std::memcmp(bref.data(), bgot.data(), big * sizeof(float)), 0);
+  for (const char *pack : {"0", "1"}) {
+    ScopedEnv packed("ACLNN_CPU_PACK_LANES", pack);
+    std::fill(bgot.begin(), bgot.end(), -7.0f);
+    ASSERT_EQ(run(tdy, tx, tout), ACLNN_SUCCESS);
+    EXPECT_EQ(std::memcmp(bref.data(), bgot.data(), big * sizeof(float)), 0) << "pack " << pack;
+  }
 }
 
 TEST(GeluBackwardSlow, Fp32RandomLarge_GELU_VALUE_1) {
