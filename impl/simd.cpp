@@ -249,9 +249,9 @@ int64_t input_prefetch_bytes() {
   return bytes;
 }
 
-// Packing measured faster on an Intel Xeon (Ice Lake, in cache 0.300 -> 0.264 ms per 256 K, 16 M
-// from memory the same) and slower on Zen 4 (in cache 0.189 -> 0.212 ms, 16 M 16.3 -> 18.5 ms);
-// Zen 5's figures before it existed were taken finishing whole vectors (docs/kernels.md).
+// Whole vectors -> packed: on an Intel Xeon (Ice Lake) faster, in cache 0.300 -> 0.264 ms per
+// 256 K, 16 M from memory the same; on Zen 4 slower, in cache 0.189 -> 0.212 ms, 16 M 16.3 -> 18.5
+// ms. Zen 5's figures predate the packing: whole vectors (docs/kernels.md).
 bool finish_lanes_packed() {
   if (const char *v = std::getenv("ACLNN_CPU_PACK_LANES");
       v != nullptr && (*v == '0' || *v == '1') && v[1] == '\0')
