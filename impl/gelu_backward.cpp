@@ -107,6 +107,7 @@ struct Plan {
   bool stream = false;      // simd::stream_output
   bool f64 = false;         // FLOAT in double vectors (ACLNN_CPU_GELU_FLOAT=0)
   bool bf16_table = false;  // BFLOAT16's g from its table where the target reads one
+  bool pack = true;         // FLOAT's finishing lanes packed on 16-lane targets (gelu_pack_lanes)
 };
 
 // One inner run, in blocks: inputs as the computation dtype's floats (in place when contiguous
@@ -134,7 +135,7 @@ void run_inner(const Plan &plan, const float *table, char *out, const char *dy, 
                             : static_cast<void *>(res);
     const int narrow = plan.comp == ACL_BF16 ? 2 : plan.comp == ACL_FLOAT16 ? 1 : 0;
     HWY_DYNAMIC_DISPATCH(GeluGradFloat)
-    (in.kind, kind, narrow, table, in.a, in.b, dst, static_cast<size_t>(m), stream);
+    (in.kind, kind, narrow, table, in.a, in.b, dst, static_cast<size_t>(m), stream, plan.pack);
     if (float_res)
       ew::store_strided(out + done * so, so, m, resf);
     else if (!direct)
@@ -160,6 +161,18 @@ void run_plan(const Plan &plan) {
 }
 
 }  // namespace
+
+// Whether FLOAT's loop on 16-lane targets packs the lanes it finishes apart into dense vectors or
+// finishes each listed vector whole (GeluGradTableTo; the same bits). Whole vectors -> packed: on
+// an Intel Xeon (Ice Lake) faster, in cache 0.300 -> 0.264 ms per 256 K, 16 M from memory the
+// same; on Zen 4 slower, in cache 0.189 -> 0.212 ms, 16 M 16.3 -> 18.5 ms (docs/kernels.md). So
+// not on AMD CPUs (Zen 5's figures predate the packing: whole vectors). ACLNN_CPU_PACK_LANES=0|1
+// (read at each call) decides instead.
+bool gelu_pack_lanes() {
+  const char *v = std::getenv("ACLNN_CPU_PACK_LANES");
+  if (v != nullptr && (*v == '0' || *v == '1') && v[1] == '\0') return *v == '1';
+  return simd::amd_family() == 0;
+}
 
 // For the exhaustive test (tests/impl/test_gelu_backward.cpp): FLOAT's g as the float-float the
 // kernel multiplies by dy, n a multiple of 16.
@@ -251,6 +264,7 @@ static aclnnStatus get_workspace_size(const aclTensor *gradOutput, const aclTens
   const char *table_env = std::getenv("ACLNN_CPU_GELU_BF16_TABLE");
   plan.bf16_table =
       table_env != nullptr ? std::strcmp(table_env, "0") != 0 : simd::amd_family() >= 0x1a;
+  plan.pack = gelu_pack_lanes();
   // Compute-bound: in cache its arithmetic alone takes 1.6-2.1 times the memory floor's time.
   plan.stream = simd::stream_output(
       numel(shape) * static_cast<int64_t>(dtype_size(gradOutput->dtype) + dtype_size(self->dtype) +

@@ -249,16 +249,6 @@ int64_t input_prefetch_bytes() {
   return bytes;
 }
 
-// Whole vectors -> packed: on an Intel Xeon (Ice Lake) faster, in cache 0.300 -> 0.264 ms per
-// 256 K, 16 M from memory the same; on Zen 4 slower, in cache 0.189 -> 0.212 ms, 16 M 16.3 -> 18.5
-// ms. Zen 5's figures predate the packing: whole vectors (docs/kernels.md).
-bool finish_lanes_packed() {
-  if (const char *v = std::getenv("ACLNN_CPU_PACK_LANES");
-      v != nullptr && (*v == '0' || *v == '1') && v[1] == '\0')
-    return *v == '1';
-  return amd_family() == 0;
-}
-
 // A quarter of the last-level cache, as glibc (2.38 on) sets memcpy's non-temporal threshold: the
 // LLC is shared with the other cores (and, in a VM, with other tenants), so a call cannot count
 // on keeping more of it (measured: docs/kernels.md#non-temporal-stores).

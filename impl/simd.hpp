@@ -57,11 +57,6 @@ int64_t streaming_threshold_bytes();
 // with less; elsewhere 0, no request (ACLNN_CPU_INPUT_PREFETCH=<bytes, at most 1 MiB> overrides).
 int64_t l1_data_cache_bytes();
 int64_t input_prefetch_bytes();
-// Whether a table-driven FLOAT loop on 16-lane targets packs the lanes it finishes apart into
-// dense vectors (Compress) or finishes each listed vector whole: the same bits either way. Packed
-// except on AMD CPUs, as measured (docs/kernels.md); ACLNN_CPU_PACK_LANES=0 or 1 (read at each
-// call) overrides, for tests and benchmarks.
-bool finish_lanes_packed();
 // Makes the non-temporal stores of the calling thread visible before it signals completion; every
 // worker calls it at the end of its range.
 void flush_streams();

@@ -292,7 +292,7 @@ HWY_INLINE hn::Vec<DF> GeluFinishF32(DF df, hn::Vec<DF> vdy, hn::Vec<DF> vx, hn:
 // infinity), but the branch on a root lane (about one vector in eight of normal activations) cost
 // a misprediction each in the loop; the list, filled without a branch, costs none.
 HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy, const float *x,
-                                void *out, size_t n, int stream) {
+                                void *out, size_t n, int stream, bool pack) {
   const hn::ScalableTag<float> df;
   using V = hn::Vec<decltype(df)>;
   const size_t lanes = hn::Lanes(df);
@@ -310,7 +310,6 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
       out_kind == 1 && !simd::HWY_NAMESPACE::CanStream(stream, out) && apart(dy) && apart(x);
   const size_t out_size = out_kind == 0 ? sizeof(double) : sizeof(float);
   const auto ahead = static_cast<uintptr_t>(simd::input_prefetch_bytes());
-  const bool pack = simd::finish_lanes_packed();
   for (size_t base = 0; base < n; base += kChunk) {
     const size_t m = std::min(kChunk, n - base), full = m - m % lanes;
     const float *cdy = dy + base, *cx = x + base;
@@ -346,7 +345,7 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     }
     // 16-lane targets pack the listed vectors' NaN lanes into whole vectors (x, dy, position; the
     // last padded with x = dy = 0 and a non-NaN r), finish and put them back where that measured
-    // faster (simd::finish_lanes_packed): a chunk's dozen or so such lanes make one or two vectors.
+    // faster (`pack`, gelu_pack_lanes): a chunk's dozen or so such lanes make one or two vectors.
     // Compress, not CompressStore (slow on Zen 4); 8-lane targets' Compress copies a 1 KB table.
     if (pack && hn::MaxLanes(df) >= 16) {
       HWY_ALIGN float fin_x[kChunk + hn::MaxLanes(df)], fin_dy[kChunk + hn::MaxLanes(df)];
@@ -567,9 +566,9 @@ void GeluGradTableF32PerVector(const float *tab, const float *dy, const float *x
 // (2: BFLOAT16, 1: FLOAT16) and the product is taken in float vectors, for BFLOAT16 from `table`
 // (GeluGBf16Table's) where it is given and kGeluBf16Table, else from the pieces; otherwise FLOAT,
 // in float vectors from `table` (gelu_f32_table) where it is given, else in double vectors;
-// `stream`: non-temporal stores (simd::stream_output).
+// `stream`: non-temporal stores (simd::stream_output); `pack`: GeluGradTableTo's.
 void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, const void *dy,
-                   const void *x, void *out, size_t n, int stream) {
+                   const void *x, void *out, size_t n, int stream, bool pack) {
   if (kGeluBf16Table && narrow == 2 && table != nullptr)
     simd::HWY_NAMESPACE::BinaryF32To(in_kind, out_kind, dy, x, out, n, stream,
                                      [table](auto df, auto vdy, auto vx) ACLNN_SIMD_LAMBDA {
@@ -587,7 +586,7 @@ void GeluGradFloat(int in_kind, int out_kind, int narrow, const float *table, co
                                      });
   else if (table != nullptr)  // FLOAT: the inputs are floats (in_kind 1)
     GeluGradTableTo(out_kind, table, static_cast<const float *>(dy), static_cast<const float *>(x),
-                    out, n, stream);
+                    out, n, stream, pack);
   else
     simd::HWY_NAMESPACE::BinaryTo(in_kind, out_kind, dy, x, out, n, stream,
                                   [](auto dd, auto vdy, auto vx)

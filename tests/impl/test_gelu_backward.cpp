@@ -18,6 +18,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_gelu_backward.h"
 #include "impl/dtype.hpp"
+#include "impl/simd.hpp"
 #include "tests/support/abi_expect.hpp"
 #include "tests/support/host_tensor.hpp"
 #include "tests/support/scoped_env.hpp"
@@ -904,9 +905,30 @@ TEST(GeluBackwardFloatPath, SpecialRandomRootThreadsTargets_GELU_VALUE_1_SPECIAL
 namespace aclnn_cpu {
 // impl/gelu_backward.cpp: FLOAT's result vector by vector (n a multiple of 16).
 void gelu_f32_grad_per_vector(const float *dy, const float *x, float *out, size_t n);
+// impl/gelu_backward.cpp: whether FLOAT's 16-lane loop packs its finishing lanes.
+bool gelu_pack_lanes();
 }  // namespace aclnn_cpu
 
 namespace {
+
+// gelu_pack_lanes(): FLOAT's 16-lane loop packs its finishing lanes except on AMD CPUs (slower on
+// Zen 4, docs/kernels.md); ACLNN_CPU_PACK_LANES=0 or 1 overrides, anything else leaves the default.
+TEST(GeluBackwardFloatPath, PacksLanesExceptOnAmdUnlessTheEnvDecides) {
+  const bool expected = aclnn_cpu::simd::amd_family() == 0;
+  {
+    const ScopedEnv unset("ACLNN_CPU_PACK_LANES", nullptr);
+    EXPECT_EQ(aclnn_cpu::gelu_pack_lanes(), expected);
+  }
+  for (const auto &[value, packed] :
+       std::vector<std::pair<const char *, bool>>{{"0", false}, {"1", true}}) {
+    const ScopedEnv set("ACLNN_CPU_PACK_LANES", value);
+    EXPECT_EQ(aclnn_cpu::gelu_pack_lanes(), packed) << value;
+  }
+  for (const char *bad : {"", "2", "10", "01", "yes"}) {
+    const ScopedEnv set("ACLNN_CPU_PACK_LANES", bad);
+    EXPECT_EQ(aclnn_cpu::gelu_pack_lanes(), expected) << '"' << bad << '"';
+  }
+}
 
 // The float path finishes the vectors that need the root formula or the double path after the rest
 // of their chunk (GeluGradTableTo): its bytes must be those of the per-vector form, for a
@@ -936,7 +958,7 @@ TEST(GeluBackwardFloatPath, DeferredFinishingSameBytesAsPerVector_VAL_DET_1) {
     x2[2 * i] = x[i];
     dy2[2 * i + 1] = x2[2 * i + 1] = NAN;
   }
-  // Both ways of finishing 16-lane vectors (simd::finish_lanes_packed), whichever this CPU takes.
+  // Both ways of finishing 16-lane vectors (gelu_pack_lanes), whichever this CPU takes.
   for (const char *pack : {"0", "1"})
     for (int64_t target : aclnn_test::simd_targets()) {
       ScopedEnv packed("ACLNN_CPU_PACK_LANES", pack);

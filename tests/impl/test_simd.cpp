@@ -380,26 +380,6 @@ TEST(InputPrefetch, AmdOnlyByDefaultAndOverriddenByEnv) {
   }
 }
 
-// finish_lanes_packed(): GeluBackward FLOAT packs its finishing lanes except on AMD CPUs (slower
-// on Zen 4, docs/kernels.md); ACLNN_CPU_PACK_LANES=0 or 1 overrides, anything else leaves the
-// default.
-TEST(PackLanes, NotOnAmdByDefaultAndOverriddenByEnv) {
-  const bool expected = simd::amd_family() == 0;
-  {
-    const aclnn_test::ScopedEnv unset("ACLNN_CPU_PACK_LANES", nullptr);
-    EXPECT_EQ(simd::finish_lanes_packed(), expected);
-  }
-  for (const auto &[value, packed] :
-       std::vector<std::pair<const char *, bool>>{{"0", false}, {"1", true}}) {
-    const aclnn_test::ScopedEnv set("ACLNN_CPU_PACK_LANES", value);
-    EXPECT_EQ(simd::finish_lanes_packed(), packed) << value;
-  }
-  for (const char *bad : {"", "2", "10", "01", "yes"}) {
-    const aclnn_test::ScopedEnv set("ACLNN_CPU_PACK_LANES", bad);
-    EXPECT_EQ(simd::finish_lanes_packed(), expected) << '"' << bad << '"';
-  }
-}
-
 // ACLNN_CPU_TARGET caps dispatch at the named target (CTest runs this suite once more with
 // ACLNN_CPU_TARGET=AVX2, see tests/CMakeLists.txt): the default target is the best runnable one no
 // better than it, and forcing a target and restoring the default keeps the cap.
