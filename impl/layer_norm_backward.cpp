@@ -161,11 +161,15 @@ void run_plan(const Plan &p, void *workspace) {
   // Rows read and gradInput written in place, one dtype: the pipelined kernel.
   const bool pipelined = in_place && gi_direct && in_kind == out_kind;
   // gradInput rows beyond simd::streaming_threshold_bytes() are streamed (no read-for-ownership of
-  // their lines).
+  // their lines); 16-bit rows by lines assembled in a buffer (sh::LineStream), which on AVX2 took
+  // up to 1.24x as long as not streaming on Zen 4 and 1.27x on an Ice Lake Xeon (fp16, 1 thread;
+  // docs/kernels.md#non-temporal-stores).
+  const int64_t gi_size = dtype_size(p.out_gi.dtype);
   const bool stream_gi =
       pipelined &&
       simd::stream_output(
-          m * n * static_cast<int64_t>(2 * dtype_size(p.x.dtype) + dtype_size(p.out_gi.dtype)));
+          m * n * static_cast<int64_t>(2 * dtype_size(p.x.dtype) + gi_size),
+          gi_size == 2 ? simd::LoopKind::assembled_lines : simd::LoopKind::memory_bound);
   // Rows [r0, r1): gather, kernel, scatter; pw/pb may be null.
   const auto do_rows = [&](int64_t r0, int64_t r1, double *pw, double *pb) {
     // Row buffers only where a row is gathered or scattered (uninitialized: always written first).

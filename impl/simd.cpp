@@ -94,6 +94,11 @@ void F64ToBF16(const double *src, uint16_t *dst, size_t n) {
   ConvertArray(dd, d16, src, dst, n, [&](auto v) ACLNN_SIMD_LAMBDA { return BF16FromF64(dd, v); });
 }
 
+// The bytes of one vector of this target.
+size_t VectorBytes() {
+  return hn::Lanes(hn::ScalableTag<uint8_t>());
+}
+
 // acc[i] += src[i]: one addition per element, so every target gives the scalar loop's bits.
 void AddF64(double *HWY_RESTRICT acc, const double *HWY_RESTRICT src, size_t n) {
   const hn::ScalableTag<double> dd;
@@ -264,6 +269,8 @@ bool stream_output(int64_t bytes, LoopKind kind) {
   // Lake, family 6 model 106) an AVX2 loop with 16-bit outputs took 8.5x as long streaming
   // (docs/kernels.md#non-temporal-stores); Zen 5 measured it slower streaming too.
   if (kind == LoopKind::compute_bound) return false;
+  // Each line in two 32-byte streams: measured slower than not streaming (see simd.hpp).
+  if (kind == LoopKind::assembled_lines && vector_bytes() < 64) return false;
   return bytes > streaming_threshold_bytes();
 }
 
@@ -305,6 +312,7 @@ HWY_EXPORT(F64ToF16);
 HWY_EXPORT(F64ToBF16);
 HWY_EXPORT(F64ToF16ViaOdd);
 HWY_EXPORT(AddF64);
+HWY_EXPORT(VectorBytes);
 
 void f16_to_f32(const uint16_t *s, float *d, size_t n) {
   HWY_DYNAMIC_DISPATCH(F16ToF32)(s, d, n);
@@ -342,6 +350,9 @@ void f64_to_f16_via_odd(const double *s, uint16_t *d, size_t n) {
 }
 void add_f64(double *acc, const double *src, size_t n) {
   HWY_DYNAMIC_DISPATCH(AddF64)(acc, src, n);
+}
+size_t vector_bytes() {
+  return HWY_DYNAMIC_DISPATCH(VectorBytes)();
 }
 
 std::vector<int64_t> runnable_targets() {

@@ -42,9 +42,14 @@ void add_f64(double *acc, const double *src, size_t n);
 // same bits either way. ACLNN_CPU_STREAM_STORES=0 or 1 in the environment turns it off or on for
 // every size (for benchmarks and tests). A compute-bound loop (its arithmetic, not its memory
 // traffic, sets its time) does not stream on any CPU: measured slower or no faster on Zen 5 VMs
-// and up to 8.5x slower on an Ice Lake Xeon (docs/kernels.md#non-temporal-stores).
-enum class LoopKind { memory_bound, compute_bound };
+// and up to 8.5x slower on an Ice Lake Xeon (docs/kernels.md#non-temporal-stores). A loop that
+// assembles each output line in a buffer and streams it from there streams only where one vector
+// is the whole line: with 32-byte vectors such lines measured slower streamed on Zen 4 and an Ice
+// Lake Xeon.
+enum class LoopKind { memory_bound, compute_bound, assembled_lines };
 bool stream_output(int64_t bytes, LoopKind kind = LoopKind::memory_bound);
+// The bytes of one vector of the dispatched target (64 on AVX-512, 32 on AVX2).
+size_t vector_bytes();
 // The family of an AMD x86 CPU (CPUID's base plus extended family: 0x19 Zen 3/4, 0x1a Zen 5), 0 on
 // any other CPU; for choices measured on one family only.
 unsigned amd_family();

@@ -40,6 +40,29 @@ TEST_P(SimdTarget, DispatchUsesTheForcedTarget) {
   EXPECT_EQ(simd::current_target_name(), simd::target_name(GetParam()));
 }
 
+// A loop that assembles its output lines in a buffer streams only where one vector is the whole
+// 64-byte line (AVX-512); on narrower targets never, unless the environment forces it.
+TEST_P(SimdTarget, AssembledLinesStreamOnlyWhereOneVectorIsALine) {
+  const std::string name = simd::current_target_name();
+  const size_t bytes = name.starts_with("AVX3") ? 64
+                       : name == "AVX2"         ? 32
+                       : name == "SCALAR"       ? 1
+                                                : 16;
+  EXPECT_EQ(simd::vector_bytes(), bytes) << name;
+  const int64_t large = simd::streaming_threshold_bytes() * 4;
+  using simd::LoopKind;
+  {
+    const aclnn_test::ScopedEnv by_size("ACLNN_CPU_STREAM_STORES", nullptr);
+    EXPECT_EQ(simd::stream_output(large, LoopKind::assembled_lines), bytes == 64) << name;
+    EXPECT_FALSE(simd::stream_output(64, LoopKind::assembled_lines));
+    EXPECT_TRUE(simd::stream_output(large, LoopKind::memory_bound));
+  }
+  {
+    const aclnn_test::ScopedEnv on("ACLNN_CPU_STREAM_STORES", "1");
+    EXPECT_TRUE(simd::stream_output(64, LoopKind::assembled_lines));
+  }
+}
+
 TEST_P(SimdTarget, DecodesEvery16BitPatternExactly) {
   const auto all = all_16bit_patterns();
   std::vector<float> f(all.size());
