@@ -169,9 +169,8 @@ void run_plan(const Plan &plan) {
 // not on AMD CPUs (Zen 5's figures predate the packing: whole vectors). ACLNN_CPU_PACK_LANES=0|1
 // (read at each call) decides instead.
 bool gelu_pack_lanes() {
-  const char *v = std::getenv("ACLNN_CPU_PACK_LANES");
-  if (v != nullptr && (*v == '0' || *v == '1') && v[1] == '\0') return *v == '1';
-  return simd::amd_family() == 0;
+  const int set = simd::env_switch("ACLNN_CPU_PACK_LANES");
+  return set >= 0 ? set == 1 : simd::amd_family() == 0;
 }
 
 // For the exhaustive test (tests/impl/test_gelu_backward.cpp): FLOAT's g as the float-float the

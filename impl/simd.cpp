@@ -141,17 +141,15 @@ HWY_AFTER_NAMESPACE();
 
 namespace aclnn_cpu::simd {
 
-namespace {
-// -1: by size (the default), 0: never, 1: always (ACLNN_CPU_STREAM_STORES, read at each call
-// like ACLNN_CPU_NUM_THREADS).
-int stream_override() {
-  const char *v = std::getenv("ACLNN_CPU_STREAM_STORES");
+int env_switch(const char *name) {
+  const char *v = std::getenv(name);
   if (v == nullptr) return -1;
   if (std::strcmp(v, "0") == 0) return 0;
   if (std::strcmp(v, "1") == 0) return 1;
   return -1;
 }
 
+namespace {
 std::atomic<bool> &bf16_insn_flag() {
   static std::atomic<bool> flag{[] {
     const char *v = std::getenv("ACLNN_CPU_BF16_INSN");
@@ -262,7 +260,8 @@ int64_t streaming_threshold_bytes() {
 }
 
 bool stream_output(int64_t bytes, LoopKind kind) {
-  const int mode = stream_override();
+  // -1: by size (the default), 0: never, 1: always (read at each call like ACLNN_CPU_NUM_THREADS).
+  const int mode = env_switch("ACLNN_CPU_STREAM_STORES");
   if (mode >= 0) return mode == 1;
   // A compute-bound loop's time is its arithmetic, which hides the read-for-ownership that
   // streaming would save, and its stores to one line lie far apart in time: on an Intel Xeon (Ice

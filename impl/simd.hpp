@@ -34,6 +34,9 @@ void f64_to_f16_via_odd(const double *src, uint16_t *dst, size_t n);
 // acc[i] += src[i] for n doubles (the arrays do not overlap): the same bits as the scalar loop.
 void add_f64(double *acc, const double *src, size_t n);
 
+// An ACLNN_CPU_* switch read now: 0 or 1 as set, -1 when unset or anything else (the default).
+int env_switch(const char *name);
+
 // ---- non-temporal stores ------------------------------------------------------------------------
 // Whether a call that touches `bytes` of memory writes its contiguous output with non-temporal
 // stores: only when the bytes exceed streaming_threshold_bytes() (a quarter of the last-level
