@@ -11,9 +11,10 @@ The registry is `aclnn-conform list ops` (properties/registry.cpp). The checks:
   fails too); every file under the manifest's scanned folders that names three ops or more is in
   the manifest (lists, derived or not_lists).
 - impl-names: no file of impl/ outside an op's own files (impl/<op>.cpp,
-  impl/kernels/<op>-inl.hpp, and where its tests need the kernels' declarations,
-  impl/kernels/<op>.hpp) names an op (its registry name, ABI name, snake-case name, or either
-  without the Backward/Grad/V2 suffix; case-insensitive).
+  impl/kernels/<op>-inl.hpp and the parts it includes, impl/kernels/<op>_<part>-inl.hpp, and
+  where its tests need the kernels' declarations, impl/kernels/<op>.hpp) names an op (its registry
+  name, ABI name, snake-case name, or either without the Backward/Grad/V2 suffix;
+  case-insensitive).
 - sizes: no source file of impl/ is longer than 600 lines, of campaign/ or cli/ 500.
 Exit 0 when every check passes, 1 with one line per failure otherwise.
 """
@@ -165,14 +166,18 @@ def check_impl_names(root, ops):
         forms.update({name, abi, snake(name), stem, snake(stem)})
     pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)),
                          re.IGNORECASE)
+    # An op's kernel split into parts for the size cap: kernels/<op>_<part>-inl.hpp.
+    snakes = "|".join(re.escape(snake(n)) for n, _ in ops)
+    part = re.compile(rf"({snakes})_[a-z0-9_]+-inl\.hpp")
     for p in sorted(q for q in impl.rglob("*") if q.is_file()):
-        if p in own:
+        if p in own or (p.parent == impl / "kernels" and part.fullmatch(p.name)):
             continue
         for k, line in enumerate((read(p) or "").splitlines(), 1):
             m = pattern.search(line)
             if m:
                 failures.append(f"{p.relative_to(root)}:{k}: names an op ({m.group(0)!r}); only "
-                                "impl/<op>.cpp and impl/kernels/<op>{-inl,}.hpp may")
+                                "impl/<op>.cpp and impl/kernels/<op>.hpp, <op>-inl.hpp, "
+                                "<op>_<part>-inl.hpp may")
     return failures
 
 
