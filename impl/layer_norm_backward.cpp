@@ -157,6 +157,9 @@ void run_plan(const Plan &p, void *workspace) {
   shared.wf = wf.empty() ? nullptr : wf.data();
   shared.wmax = wmax;
   shared.float_kind = float_kind;
+  // Rows in pairs (one load and store of the column partials for two rows) unless
+  // ACLNN_CPU_LN_PAIRS=0 (read at each call; the same bytes either way).
+  shared.pairs = simd::env_switch("ACLNN_CPU_LN_PAIRS") != 0;
 
   // Rows read and gradInput written in place, one dtype: the pipelined kernel.
   const bool pipelined = in_place && gi_direct && in_kind == out_kind;

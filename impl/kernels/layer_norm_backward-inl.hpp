@@ -267,6 +267,178 @@ HWY_INLINE void LnRowsPipelinedT(const LnShared &shared, const LnRowsArgs &args)
   if (stream) simd::flush_streams();
 }
 
+// A row's second pass on its own, as LnRowsPipelinedT gives it (float or double), not streamed:
+// LnRowPairsT's pairs with a double row (rare: the rows LnFloatRow refuses).
+template <int kIn, int kOut, bool kBf16Insn>
+HWY_NOINLINE void LnSecondPass(int float_kind, int64_t n, const void *xr, const void *dr, void *gr,
+                               const double *w, const float *wf, double m, double rs, double c1,
+                               double c2) {
+  const hn::ScalableTag<double> dd;
+  const hn::ScalableTag<float> df;
+  const int64_t n16 = n / 16 * 16;
+  LnRowF32 f{};
+  if (float_kind != 0 && LnFloatRow(float_kind, n, c1, c2, m, rs, f)) {
+    using T = std::conditional_t<kOut == 1, float, uint16_t>;
+    auto bad = hn::FirstN(df, 0);
+    for (int64_t j = 0; j < n16; j += static_cast<int64_t>(hn::Lanes(df)))
+      LnGradInputF32<kIn, kOut, kBf16Insn, false, true, true>(
+          df, xr, dr, wf, static_cast<T *>(gr) + j, f, j, false, nullptr, nullptr, bad);
+    for (int64_t j = n16; j < n; ++j)
+      LnGradInputF32One<kIn, kOut>(xr, dr, wf, gr, f, j, w, m, rs, c1, c2);
+    if (!hn::AllFalse(df, bad))
+      LnFixNotFinite<kIn, kOut>(df, xr, dr, wf, gr, f, n16, w, m, rs, c1, c2);
+    return;
+  }
+  const auto vm = hn::Set(dd, m), vr = hn::Set(dd, rs);
+  const auto vc1 = hn::Set(dd, c1), vnc2 = hn::Set(dd, -c2);
+  for (int64_t j = 0; j < n16; j += static_cast<int64_t>(hn::Lanes(dd))) {
+    const auto d = sh::LoadKindV<kIn>(dd, dr, j);
+    const auto xh = hn::Mul(hn::Sub(sh::LoadKindV<kIn>(dd, xr, j), vm), vr);
+    const auto g = hn::Mul(d, hn::LoadU(dd, w + j));
+    sh::StoreKindV<kOut>(dd, hn::Mul(vr, sh::Fma(dd, xh, vnc2, hn::Sub(g, vc1))), gr, j);
+  }
+  for (int64_t j = n16; j < n; ++j)
+    sh::StoreKind<kOut>(gr, j, LnGradInputF64<kIn>(xr, dr, w, m, rs, c1, c2, j));
+}
+
+// Pairs of rows in place, pipelined: LnRowsPipelinedT's scheme two rows at a time, rows p and
+// p + 1's second passes with rows p + 2 and p + 3's first passes in one loop, whose column
+// partials take one load and one store of pw[j] and pb[j] for both rows (LnPairStepV: the same
+// bits as one row after the other); docs/kernels.md#layernormbackward-pairs-of-rows. For an even
+// count of rows with w, wf, pw and pb given; a pair with a double row takes its second passes apart
+// from the next pair's first passes (LnSecondPass). kBf16Insn, kKeep: as LnRowsPipelinedT's.
+template <int kIn, int kOut, bool kBf16Insn, bool kKeep>
+HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
+  // The arguments as locals (see LnRowT).
+  const int64_t rows = args.rows, n = shared.n;
+  const void *const *const x = args.x;
+  const void *const *const dy = args.dy;
+  void *const *const gi = args.gi;
+  const double *const mean = args.mean, *const rstd = args.rstd;
+  const double *const w = shared.w;
+  const float *const wf = shared.wf;
+  const float wmax = shared.wmax;
+  double *const pw = shared.pw, *const pb = shared.pb;
+  const int float_kind = shared.float_kind;
+  const bool stream = args.stream;
+  if (w == nullptr || wf == nullptr || pw == nullptr || pb == nullptr) __builtin_unreachable();
+  using DD = hn::ScalableTag<double>;
+  const DD dd;
+  using V = hn::Vec<DD>;
+  const hn::ScalableTag<float> df;
+  constexpr size_t kLanes = hn::MaxLanes(DD()), kLanesF = hn::MaxLanes(decltype(df)());
+  constexpr size_t kPer8 = LnSums<DD>::kPer8;
+  const int64_t n8 = n / 8 * 8, n16 = n / 16 * 16;
+  constexpr int64_t kInBytes = kIn == 1 ? 4 : 2;
+  using T = std::conditional_t<kOut == 1, float, uint16_t>;
+  // Kept floats of the pair whose second passes are next (row i: kd[i], kx[i]; j < n16).
+  HWY_ALIGN float kept[kKeep ? 4 * kLnKeptMaxN : 1];
+  constexpr int64_t kK = kKeep ? kLnKeptMaxN : 0;
+  float *const kd[2] = {kept, kept + 2 * kK}, *const kx[2] = {kept + kK, kept + 3 * kK};
+  double c1[2] = {}, c2[2] = {};
+  // Rows q and q + 1's first passes, second16(j0) (the previous pair's second passes) at each
+  // j0 < n16 after their loads there (fp16/bf16 rows not kept: before, as LnRowsPipelinedT), then
+  // their sums finished into c1, c2 and their tails' partials added.
+  const auto first_passes = [&](int64_t q, auto second16) HWY_ATTR ACLNN_SIMD_LAMBDA {
+    V a1a[kPer8], a2a[kPer8], a1b[kPer8], a2b[kPer8];
+    for (size_t k = 0; k < kPer8; ++k) a1a[k] = a2a[k] = a1b[k] = a2b[k] = hn::Zero(dd);
+    const V vma = hn::Set(dd, mean[q]), vra = hn::Set(dd, rstd[q]);
+    const V vmb = hn::Set(dd, mean[q + 1]), vrb = hn::Set(dd, rstd[q + 1]);
+    const void *const xa = x[q], *const da = dy[q], *const xb = x[q + 1], *const db = dy[q + 1];
+    // The next pair's lines requested into L2 (as LnRowsPipelinedT's next-but-one row).
+    const bool ahead = q + 3 < rows;
+    const char *const pf[4] = {ahead ? static_cast<const char *>(x[q + 2]) : nullptr,
+                               ahead ? static_cast<const char *>(dy[q + 2]) : nullptr,
+                               ahead ? static_cast<const char *>(x[q + 3]) : nullptr,
+                               ahead ? static_cast<const char *>(dy[q + 3]) : nullptr};
+    const auto step8 = [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      for (size_t k = 0; k < kPer8; ++k) {
+        const int64_t j = j0 + static_cast<int64_t>(k * kLanes);
+        LnPairStepV(dd, a1a[k], a2a[k], a1b[k], a2b[k], sh::LoadKindV<kIn>(dd, da, j),
+                    sh::LoadKindV<kIn>(dd, xa, j), sh::LoadKindV<kIn>(dd, db, j),
+                    sh::LoadKindV<kIn>(dd, xb, j), w, vma, vra, vmb, vrb, j, pw, pb);
+      }
+    };
+    for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+      if (ahead && (j0 * kInBytes) % 64 == 0)
+        for (const char *line : pf) __builtin_prefetch(line + j0 * kInBytes, 0, 2);
+      if constexpr (kKeep) {
+        LnPairStep16Kept<kIn>(dd, df, a1a, a2a, a1b, a2b, xa, da, xb, db, w, vma, vra, vmb, vrb, j0,
+                              pw, pb, kd, kx, [&] { second16(j0); });
+      } else {
+        constexpr bool kLoadsFirst = kIn == 1;
+        if constexpr (!kLoadsFirst) second16(j0);
+        step8(j0);
+        step8(j0 + 8);
+        if constexpr (kLoadsFirst) second16(j0);
+      }
+    }
+    if (n8 > n16) step8(n16);
+    LnSums<DD> sa, sb;
+    for (size_t k = 0; k < kPer8; ++k) sa.a1[k] = a1a[k], sa.a2[k] = a2a[k];
+    for (size_t k = 0; k < kPer8; ++k) sb.a1[k] = a1b[k], sb.a2[k] = a2b[k];
+    LnFinishSums<kIn>(dd, sa, n, xa, da, w, mean[q], rstd[q], c1[0], c2[0]);
+    LnFinishSums<kIn>(dd, sb, n, xb, db, w, mean[q + 1], rstd[q + 1], c1[1], c2[1]);
+    LnPartialsTail<kIn>(n8, n, xa, da, mean[q], rstd[q], pw, pb);
+    LnPartialsTail<kIn>(n8, n, xb, db, mean[q + 1], rstd[q + 1], pw, pb);
+  };
+  first_passes(0, [](int64_t) {});
+  for (int64_t p = 0; p < rows; p += 2) {
+    const bool next = p + 2 < rows;
+    const double pc1[2] = {c1[0], c1[1]}, pc2[2] = {c2[0], c2[1]};  // the next pair's replace them
+    LnRowF32 f[2];
+    bool fr[2];
+    for (int i = 0; i < 2; ++i)
+      fr[i] = float_kind != 0 &&
+              LnFloatRow(float_kind, n, pc1[i], pc2[i], mean[p + i], rstd[p + i], f[i]);
+    if (!fr[0] || !fr[1]) {
+      for (int i = 0; i < 2; ++i)
+        LnSecondPass<kIn, kOut, kBf16Insn>(float_kind, n, x[p + i], dy[p + i], gi[p + i], w, wf,
+                                           mean[p + i], rstd[p + i], pc1[i], pc2[i]);
+      if (next) first_passes(p + 2, [](int64_t) {});
+      continue;
+    }
+    bool st[2], by_line[2];
+    for (int i = 0; i < 2; ++i) {
+      st[i] = stream && reinterpret_cast<uintptr_t>(gi[p + i]) % 64 == 0;
+      by_line[i] = kOut != 1 && HWY_TARGET != HWY_SCALAR && st[i];  // as LnRowsPipelinedT
+    }
+    sh::LineStream<T> ls[2];
+    auto bad0 = hn::FirstN(df, 0), bad1 = bad0;  // lanes not finite so far
+    const auto fused = [&](auto checked) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      const auto second16 = [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+        for (int i = 0; i < 2; ++i) {
+          T *const dst = by_line[i] ? ls[i].At(j0) : static_cast<T *>(gi[p + i]) + j0;
+          for (size_t k = 0; k < 16 / kLanesF; ++k)
+            LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value, true>(
+                df, x[p + i], dy[p + i], wf, dst + k * kLanesF, f[i],
+                j0 + static_cast<int64_t>(k * kLanesF), st[i] && !by_line[i], kd[i], kx[i],
+                i == 0 ? bad0 : bad1);
+          if (by_line[i]) ls[i].Done(static_cast<T *>(gi[p + i]), j0, n16);
+        }
+      };
+      if (next)
+        first_passes(p + 2, second16);
+      else
+        for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
+    };
+    // binary16 rows: no non-finite test where both rows' bounds rule it out.
+    if (kIn == 2 && LnF16RowInRange(f[0], wmax) && LnF16RowInRange(f[1], wmax))
+      fused(std::false_type());
+    else
+      fused(std::true_type());
+    for (int i = 0; i < 2; ++i) {
+      for (int64_t j = n16; j < n; ++j)
+        LnGradInputF32One<kIn, kOut>(x[p + i], dy[p + i], wf, gi[p + i], f[i], j, w, mean[p + i],
+                                     rstd[p + i], pc1[i], pc2[i]);
+      if (HWY_UNLIKELY(!hn::AllFalse(df, i == 0 ? bad0 : bad1)))
+        LnFixNotFinite<kIn, kOut>(df, x[p + i], dy[p + i], wf, gi[p + i], f[i], n16, w, mean[p + i],
+                                  rstd[p + i], pc1[i], pc2[i]);
+    }
+  }
+  if (stream) simd::flush_streams();
+}
+
 // One function per instantiation (its own register allocation; two inlined into one measured
 // slower), with the structs' fields as parameters (passing the structs themselves changed the
 // register allocation of every instance's loops).
@@ -281,23 +453,60 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
       .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
   LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
 }
+template <int kIn, int kOut, bool kBf16Insn, bool kKeep>
+HWY_NOINLINE void LnRowPairsN(int64_t rows, int64_t n, const void *const *x, const void *const *dy,
+                              void *const *gi, const double *mean, const double *rstd,
+                              const double *w, const float *wf, float wmax, double *pw, double *pb,
+                              int float_kind, bool stream) {
+  const LnShared shared{
+      .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
+  const LnRowsArgs args{
+      .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
+  LnRowPairsT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
+}
 // The instance for rows of kind kIn: with the weight (both forms) and both partials given, one
-// that tests none of them, and for rows up to kLnKeptMaxN one that keeps their floats (BFLOAT16;
-// FLOAT16 on AVX2 only); docs/kernels.md#layernormbackward-measurements.
+// that tests none of them (in pairs of rows where s.pairs and rows may be float rows; an odd last
+// row alone), and for rows up to kLnKeptMaxN one that keeps their floats (BFLOAT16; FLOAT16 on
+// AVX2 only); docs/kernels.md#layernormbackward-measurements.
 template <int kIn, bool kBf16Insn = false>
 HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
-  const auto run = [&](auto keep, auto given) {
-    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value, decltype(given)::value>(
-        a.rows, s.n, a.x, a.dy, a.gi, a.mean, a.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
-        a.stream);
+  // Pairs where they measured faster: AVX-512, FLOAT and BFLOAT16 (AVX2: slower, its 16 registers
+  // do not hold two rows' accumulators; FLOAT16: slower or the same).
+  constexpr bool kPairs =
+      HWY_TARGET != HWY_SCALAR && kIn != 2 && hn::MaxLanes(hn::ScalableTag<double>()) == 8;
+  const auto run = [&](auto keep, auto given, auto pairs, const LnRowsArgs &r) {
+    if constexpr (kPairs && decltype(pairs)::value)
+      LnRowPairsN<kIn, kIn, kBf16Insn, decltype(keep)::value>(r.rows, s.n, r.x, r.dy, r.gi, r.mean,
+                                                              r.rstd, s.w, s.wf, s.wmax, s.pw, s.pb,
+                                                              s.float_kind, r.stream);
+    else
+      LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value, decltype(given)::value>(
+          r.rows, s.n, r.x, r.dy, r.gi, r.mean, r.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
+          r.stream);
   };
   const bool given = s.w != nullptr && s.wf != nullptr && s.pw != nullptr && s.pb != nullptr;
+  const auto run_given = [&](auto keep) {
+    if (!(kPairs && s.pairs && s.float_kind != 0 && s.n >= LnFloatMinN(s.float_kind) &&
+          a.rows >= 2))
+      return run(keep, std::true_type(), std::false_type(), a);
+    LnRowsArgs even = a, last = a;
+    even.rows = a.rows / 2 * 2;
+    run(keep, std::true_type(), std::true_type(), even);
+    if (a.rows == even.rows) return;
+    last.rows = 1;
+    last.x += even.rows;
+    last.dy += even.rows;
+    last.gi += even.rows;
+    last.mean += even.rows;
+    last.rstd += even.rows;
+    run(keep, std::true_type(), std::false_type(), last);
+  };
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kIn == 3 || (kIn == 2 && hn::MaxLanes(hn::ScalableTag<double>()) == 4))
-    if (given && s.n / 16 * 16 <= kLnKeptMaxN) return run(std::true_type(), std::true_type());
+    if (given && s.n / 16 * 16 <= kLnKeptMaxN) return run_given(std::true_type());
 #endif
-  if (given) return run(std::false_type(), std::true_type());
-  run(std::false_type(), std::false_type());
+  if (given) return run_given(std::false_type());
+  run(std::false_type(), std::false_type(), std::false_type(), a);
 }
 
 // kind: the dtype kind of the rows (1 FLOAT, 2 FLOAT16, 3 BFLOAT16), input and gradInput alike.

@@ -19,6 +19,7 @@ struct LnShared {
   float wmax = 1.0f;
   int float_kind = 0;
   double *pw = nullptr, *pb = nullptr;
+  bool pairs = false;  // rows in place in pairs (LnRowPairsT) where they can be
 };
 
 // One row for LnRow: x, dy and gi (in place, or double buffers), its mean and rstd, and the next

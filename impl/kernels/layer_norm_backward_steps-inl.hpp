@@ -208,6 +208,64 @@ HWY_INLINE void LnSumStep16Kept(DD dd, DF df, hn::Vec<DD> *a1, hn::Vec<DD> *a2, 
 #endif
 }
 
+// One step of two rows' first passes at element j, rows a and b (LnRowPairsT): LnSumStepV's
+// arithmetic for each, their additions to the column partials in one load and store of pw and pb,
+// row a's first: the bits of two LnSumStepV calls.
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE void LnPairStepV(DD dd, V &a1a, V &a2a, V &a1b, V &a2b, V da, V xa, V db, V xb,
+                            const double *w, V vma, V vra, V vmb, V vrb, int64_t j, double *pw,
+                            double *pb) {
+  const V wj = hn::LoadU(dd, w + j);
+  const V ga = hn::Mul(da, wj), gb = hn::Mul(db, wj);
+  const V xha = hn::Mul(hn::Sub(xa, vma), vra), xhb = hn::Mul(hn::Sub(xb, vmb), vrb);
+  a1a = hn::Add(a1a, ga);
+  a2a = sh::Fma(dd, ga, xha, a2a);
+  a1b = hn::Add(a1b, gb);
+  a2b = sh::Fma(dd, gb, xhb, a2b);
+  hn::StoreU(sh::Fma(dd, db, xhb, sh::Fma(dd, da, xha, hn::LoadU(dd, pw + j))), dd, pw + j);
+  hn::StoreU(hn::Add(hn::Add(hn::LoadU(dd, pb + j), da), db), dd, pb + j);
+}
+
+// LnSumStep16Kept for two 16-bit rows a and b (LnPairStepV on each half): row i's floats kept in
+// kd[i], kx[i]; between() runs after both rows' loads.
+template <int kIn, class DD, class DF, class F, class V = hn::Vec<DD>>
+HWY_INLINE void LnPairStep16Kept(DD dd, DF df, V *a1a, V *a2a, V *a1b, V *a2b, const void *xa,
+                                 const void *dya, const void *xb, const void *dyb, const double *w,
+                                 V vma, V vra, V vmb, V vrb, int64_t j0, double *pw, double *pb,
+                                 float *const *kd, float *const *kx, F &&between) {
+#if HWY_TARGET != HWY_SCALAR  // as LnSumStep16Kept
+  constexpr size_t kLanes = hn::MaxLanes(DD()), kLanesF = 2 * kLanes, kPer8 = 8 / kLanes;
+  constexpr size_t kV = 16 / kLanesF;
+  const hn::Half<DF> dh;
+  hn::Vec<DF> d[2][kV], xv[2][kV];
+  const void *const xs[2] = {xa, xb}, *const dys[2] = {dya, dyb};
+  for (size_t v = 0; v < kV; ++v)
+    for (size_t i = 0; i < 2; ++i) {
+      const auto j = static_cast<size_t>(j0) + v * kLanesF;
+      d[i][v] = sh::LoadAsF32<kIn>(df, dys[i], j);
+      xv[i][v] = sh::LoadAsF32<kIn>(df, xs[i], j);
+    }
+  between();
+  const auto lower = [&](hn::Vec<DF> u)
+                         HWY_ATTR { return hn::PromoteTo(dd, hn::LowerHalf(dh, u)); };
+  const auto upper = [&](hn::Vec<DF> u)
+                         HWY_ATTR { return hn::PromoteTo(dd, hn::UpperHalf(dh, u)); };
+  for (size_t v = 0; v < kV; ++v) {
+    const int64_t j = j0 + static_cast<int64_t>(v * kLanesF);
+    for (size_t i = 0; i < 2; ++i) {
+      hn::Store(d[i][v], df, kd[i] + j);
+      hn::Store(xv[i][v], df, kx[i] + j);
+    }
+    const size_t k = v * 2 % kPer8, k1 = (k + 1) % kPer8;
+    LnPairStepV(dd, a1a[k], a2a[k], a1b[k], a2b[k], lower(d[0][v]), lower(xv[0][v]), lower(d[1][v]),
+                lower(xv[1][v]), w, vma, vra, vmb, vrb, j, pw, pb);
+    LnPairStepV(dd, a1a[k1], a2a[k1], a1b[k1], a2b[k1], upper(d[0][v]), upper(xv[0][v]),
+                upper(d[1][v]), upper(xv[1][v]), w, vma, vra, vmb, vrb,
+                j + static_cast<int64_t>(kLanes), pw, pb);
+  }
+#endif
+}
+
 // One vector of a float row's gradInput from element j, in float; kKept: dy and x from kd/kx
 // (LnSumStep16Kept), the same floats as from the row; kGiven: wf is given, and not tested.
 template <int kIn, bool kKept, bool kGiven, class DF>

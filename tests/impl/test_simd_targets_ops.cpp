@@ -168,9 +168,10 @@ constexpr int64_t kLnRows = 70, kLnKeptN = 1000, kLnWideN = 1100;
 constexpr int64_t kLnHalfLineKeptN = 1016, kLnHalfLineWideN = 1208;
 // rstd_scale: multiplies every row's rstd (a power of two: 2^-115 puts gradInput near the bottom
 // of float's range, some of it subnormal, while the rows keep the float path).
-Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0) {
+// m: the count of rows; order: column 9's partials show the order of their additions (below).
+Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0, int64_t m = kLnRows,
+                  bool order = false) {
   return [=] {
-    const int64_t m = kLnRows;
     std::mt19937_64 rng(5);
     std::normal_distribution<double> nd(0.0, 1.0);
     Storage x(m * n, dt), dy(m * n, dt), gi(m * n, dt), mean(m, ACL_FLOAT), rstd(m, ACL_FLOAT),
@@ -209,6 +210,18 @@ Runner layer_norm(aclDataType dt, int64_t n, double rstd_scale = 1.0) {
       const size_t e = esize(dt);
       std::memcpy(&x.bytes[static_cast<size_t>(5 * n + 8) * e],
                   &x.bytes[static_cast<size_t>(5 * n) * e], e);
+    }
+    // Column 9: rows 5 and 6 add B xh and -B xh (the same x, mean and rstd, B = 2^20, x = 2^20),
+    // row 7 an ordinary term: added in row order, rows 5 and 6 cancel exactly and row 7's low bits
+    // survive; row 7's term added before row 6's (one pair, the other order) loses bits that the
+    // float gradWeight shows.
+    if (order) {
+      for (int64_t r : {5, 6}) {
+        x.set(r * n + 9, 0x1p20);
+        dy.set(r * n + 9, r == 5 ? 0x1p20 : -0x1p20);
+        mean.set(r, means[5]);
+        rstd.set(r, 1.0);
+      }
     }
     aclTensor *tx = x.view({m, n}), *tdy = dy.view({m, n}), *tgi = gi.view({m, n}),
               *tmean = mean.view({m, 1}), *trstd = rstd.view({m, 1}), *tw = w.view({n}),
@@ -343,6 +356,34 @@ TEST_P(SimdTargets, StreamingStoresGiveTheSameBytes) {
       same_bytes_streaming(layer_norm(dt, n));
     }
   }
+}
+
+// LayerNormBackward's rows in pairs (LnRowPairsT: AVX-512, FLOAT and BFLOAT16) give the bytes of
+// rows one by one (ACLNN_CPU_LN_PAIRS=0), on every target (where pairs are not used, trivially),
+// streamed or not, with 1, 2 and 3 threads (row blocks of odd counts), for even and odd counts of
+// rows; row 4 (a double row) makes its pair take the second passes apart, row 3 has a lane
+// recomputed in double; column 9 fails if a pair adds its partials in another order.
+TEST_P(SimdTargets, LayerNormRowPairsGiveTheBytesOfSingleRows) {
+  const aclnn_test::ScopedSimdTarget forced(GetParam());
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16})
+    for (int64_t n : {kLnKeptN, kLnWideN, kLnHalfLineKeptN})
+      for (int64_t m : {kLnRows, kLnRows + 1})
+        for (const char *stream : {"0", "1"}) {
+          SCOPED_TRACE(std::string(dtype_name(dt)) + " " + std::to_string(m) + " x " +
+                       std::to_string(n) + " streamed " + stream);
+          const aclnn_test::ScopedEnv streamed("ACLNN_CPU_STREAM_STORES", stream);
+          const Runner run = layer_norm(dt, n, 1.0, m, true);
+          std::vector<uint8_t> ref;
+          {
+            const aclnn_test::ScopedEnv single("ACLNN_CPU_LN_PAIRS", "0");
+            const auto env = threads_env(1);
+            ref = run();
+          }
+          for (int threads : {1, 2, 3}) {
+            const auto env = threads_env(threads);
+            EXPECT_TRUE(run() == ref) << threads << " threads";
+          }
+        }
 }
 
 // Every bfloat16 pattern as either input of each elementwise op, against a few values of the
