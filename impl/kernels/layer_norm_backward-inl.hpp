@@ -441,8 +441,10 @@ HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
 
 // One function per instantiation (its own register allocation; two inlined into one measured
 // slower), with the structs' fields as parameters (passing the structs themselves changed the
-// register allocation of every instance's loops).
-template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kGiven = false>
+// register allocation of every instance's loops); kPairs: LnRowPairsT's (kGiven), else
+// LnRowsPipelinedT's.
+template <int kIn, int kOut, bool kBf16Insn = false, bool kKeep = false, bool kGiven = false,
+          bool kPairs = false>
 HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x,
                                    const void *const *dy, void *const *gi, const double *mean,
                                    const double *rstd, const double *w, const float *wf, float wmax,
@@ -451,18 +453,10 @@ HWY_NOINLINE void LnRowsPipelinedN(int64_t rows, int64_t n, const void *const *x
       .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
   const LnRowsArgs args{
       .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
-  LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
-}
-template <int kIn, int kOut, bool kBf16Insn, bool kKeep>
-HWY_NOINLINE void LnRowPairsN(int64_t rows, int64_t n, const void *const *x, const void *const *dy,
-                              void *const *gi, const double *mean, const double *rstd,
-                              const double *w, const float *wf, float wmax, double *pw, double *pb,
-                              int float_kind, bool stream) {
-  const LnShared shared{
-      .n = n, .w = w, .wf = wf, .wmax = wmax, .float_kind = float_kind, .pw = pw, .pb = pb};
-  const LnRowsArgs args{
-      .rows = rows, .x = x, .dy = dy, .gi = gi, .mean = mean, .rstd = rstd, .stream = stream};
-  LnRowPairsT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
+  if constexpr (kPairs)
+    LnRowPairsT<kIn, kOut, kBf16Insn, kKeep>(shared, args);
+  else
+    LnRowsPipelinedT<kIn, kOut, kBf16Insn, kKeep, kGiven>(shared, args);
 }
 // The instance for rows of kind kIn: with the weight (both forms) and both partials given, one
 // that tests none of them (in pairs of rows where s.pairs and rows may be float rows; an odd last
@@ -475,14 +469,10 @@ HWY_INLINE void LnRowsPipelinedK(const LnShared &s, const LnRowsArgs &a) {
   constexpr bool kPairs =
       HWY_TARGET != HWY_SCALAR && kIn != 2 && hn::MaxLanes(hn::ScalableTag<double>()) == 8;
   const auto run = [&](auto keep, auto given, auto pairs, const LnRowsArgs &r) {
-    if constexpr (kPairs && decltype(pairs)::value)
-      LnRowPairsN<kIn, kIn, kBf16Insn, decltype(keep)::value>(r.rows, s.n, r.x, r.dy, r.gi, r.mean,
-                                                              r.rstd, s.w, s.wf, s.wmax, s.pw, s.pb,
-                                                              s.float_kind, r.stream);
-    else
-      LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value, decltype(given)::value>(
-          r.rows, s.n, r.x, r.dy, r.gi, r.mean, r.rstd, s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
-          r.stream);
+    LnRowsPipelinedN<kIn, kIn, kBf16Insn, decltype(keep)::value, decltype(given)::value,
+                     kPairs &&decltype(pairs)::value>(r.rows, s.n, r.x, r.dy, r.gi, r.mean, r.rstd,
+                                                      s.w, s.wf, s.wmax, s.pw, s.pb, s.float_kind,
+                                                      r.stream);
   };
   const bool given = s.w != nullptr && s.wf != nullptr && s.pw != nullptr && s.pb != nullptr;
   const auto run_given = [&](auto keep) {
