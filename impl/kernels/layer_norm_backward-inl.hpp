@@ -309,6 +309,7 @@ HWY_NOINLINE void LnSecondPass(int float_kind, int64_t n, const void *xr, const 
 // from the next pair's first passes (LnSecondPass). kBf16Insn, kKeep: as LnRowsPipelinedT's.
 template <int kIn, int kOut, bool kBf16Insn, bool kKeep>
 HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
+  static_assert(kIn != 2, "FLOAT16 takes no pairs (kPairs in LnRowsPipelinedK)");
   // The arguments as locals (see LnRowT).
   const int64_t rows = args.rows, n = shared.n;
   const void *const *const x = args.x;
@@ -317,7 +318,6 @@ HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
   const double *const mean = args.mean, *const rstd = args.rstd;
   const double *const w = shared.w;
   const float *const wf = shared.wf;
-  const float wmax = shared.wmax;
   double *const pw = shared.pw, *const pb = shared.pb;
   const int float_kind = shared.float_kind;
   const bool stream = args.stream;
@@ -337,7 +337,7 @@ HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
   float *const kd[2] = {kept, kept + 2 * kK}, *const kx[2] = {kept + kK, kept + 3 * kK};
   double c1[2] = {}, c2[2] = {};
   // Rows q and q + 1's first passes, second16(j0) (the previous pair's second passes) at each
-  // j0 < n16 after their loads there (fp16/bf16 rows not kept: before, as LnRowsPipelinedT), then
+  // j0 < n16 after their loads there (bf16 rows not kept: before, as LnRowsPipelinedT), then
   // their sums finished into c1, c2 and their tails' partials added.
   const auto first_passes = [&](int64_t q, auto second16) HWY_ATTR ACLNN_SIMD_LAMBDA {
     V a1a[kPer8], a2a[kPer8], a1b[kPer8], a2b[kPer8];
@@ -405,28 +405,23 @@ HWY_INLINE void LnRowPairsT(const LnShared &shared, const LnRowsArgs &args) {
     }
     sh::LineStream<T> ls[2];
     auto bad0 = hn::FirstN(df, 0), bad1 = bad0;  // lanes not finite so far
-    const auto fused = [&](auto checked) HWY_ATTR ACLNN_SIMD_LAMBDA {
-      const auto second16 = [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
-        for (int i = 0; i < 2; ++i) {
-          T *const dst = by_line[i] ? ls[i].At(j0) : static_cast<T *>(gi[p + i]) + j0;
-          for (size_t k = 0; k < 16 / kLanesF; ++k)
-            LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, decltype(checked)::value, true>(
-                df, x[p + i], dy[p + i], wf, dst + k * kLanesF, f[i],
-                j0 + static_cast<int64_t>(k * kLanesF), st[i] && !by_line[i], kd[i], kx[i],
-                i == 0 ? bad0 : bad1);
-          if (by_line[i]) ls[i].Done(static_cast<T *>(gi[p + i]), j0, n16);
-        }
-      };
-      if (next)
-        first_passes(p + 2, second16);
-      else
-        for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
+    // Every lane tested for non-finite values (FLOAT16, whose rows can skip the test, takes no
+    // pairs).
+    const auto second16 = [&](int64_t j0) HWY_ATTR ACLNN_SIMD_LAMBDA {
+      for (int i = 0; i < 2; ++i) {
+        T *const dst = by_line[i] ? ls[i].At(j0) : static_cast<T *>(gi[p + i]) + j0;
+        for (size_t k = 0; k < 16 / kLanesF; ++k)
+          LnGradInputF32<kIn, kOut, kBf16Insn, kKeep, true, true>(
+              df, x[p + i], dy[p + i], wf, dst + k * kLanesF, f[i],
+              j0 + static_cast<int64_t>(k * kLanesF), st[i] && !by_line[i], kd[i], kx[i],
+              i == 0 ? bad0 : bad1);
+        if (by_line[i]) ls[i].Done(static_cast<T *>(gi[p + i]), j0, n16);
+      }
     };
-    // binary16 rows: no non-finite test where both rows' bounds rule it out.
-    if (kIn == 2 && LnF16RowInRange(f[0], wmax) && LnF16RowInRange(f[1], wmax))
-      fused(std::false_type());
+    if (next)
+      first_passes(p + 2, second16);
     else
-      fused(std::true_type());
+      for (int64_t j0 = 0; j0 < n16; j0 += 16) second16(j0);
     for (int i = 0; i < 2; ++i) {
       for (int64_t j = n16; j < n; ++j)
         LnGradInputF32One<kIn, kOut>(x[p + i], dy[p + i], wf, gi[p + i], f[i], j, w, mean[p + i],
