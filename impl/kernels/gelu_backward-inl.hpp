@@ -315,23 +315,24 @@ HWY_INLINE void GeluGradTableTo(int out_kind, const float *tab, const float *dy,
     const float *cdy = dy + base, *cx = x + base;
     float *res = in_place ? static_cast<float *>(out) + base : buf;  // this chunk's results
     // The inputs requested with prefetchnta `ahead` bytes ahead (simd::input_prefetch_bytes; 0 on
-    // Intel, where it slowed the loop): from memory the hardware prefetchers alone left the loop
-    // waiting (Zen 5, 8 KB, 16 M elements, 2 threads: AVX2 6.6-7.6 -> 6.2-6.9 ms, AVX-512 5.6-5.9
-    // -> 5.0-5.5; docs/kernels.md). Addresses as integers: past the inputs' end a request is
-    // harmless, a pointer would not be.
+    // Intel, where it slowed the loop), and an output written in place 1 KB ahead, so that its
+    // stores find their lines here (docs/kernels.md#gelubackward-measurements). Addresses as
+    // integers: past an array's end a request is harmless, a pointer would not be.
     const uintptr_t ahead_x = reinterpret_cast<uintptr_t>(cx) + ahead;
     const uintptr_t ahead_dy = reinterpret_cast<uintptr_t>(cdy) + ahead;
+    const uintptr_t ahead_out = in_place ? reinterpret_cast<uintptr_t>(res) + 1024 : 0;
     size_t count = 0;
-    // Software-pipelined: each step issues the next vector's table loads (its index, from x,
-    // takes about 20 cycles to reach the loads) before it finishes this one, so the loads' latency
-    // is hidden behind this vector's arithmetic (Zen 4, in cache: AVX2 0.36 -> 0.28 ms per 256 K,
-    // docs/kernels.md); the last step loads the last vector again.
+    // Software-pipelined: each step issues the next vector's table loads (about 20 cycles from x)
+    // before it finishes this one, hiding their latency behind its arithmetic (Zen 4, in cache:
+    // AVX2 0.36 -> 0.28 ms per 256 K, docs/kernels.md); the last step loads the last one again.
     GeluTableLookup<std::remove_const_t<decltype(df)>> next;
     if (full > 0) next = GeluTableLookupF32(df, hn::LoadU(df, cx), tab);
     for (size_t i = 0; i < full; i += lanes) {
       if (ahead != 0 && i % 16 == 0) {  // once per 64 bytes of each input
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_x + i * 4), 0, 0);
         __builtin_prefetch(reinterpret_cast<const void *>(ahead_dy + i * 4), 0, 0);
+        if (ahead_out != 0)
+          __builtin_prefetch(reinterpret_cast<const void *>(ahead_out + i * 4), 0, 0);
       }
       const GeluTableLookup<std::remove_const_t<decltype(df)>> now = next;
       next = GeluTableLookupF32(df, hn::LoadU(df, cx + std::min(i + lanes, full - lanes)), tab);
